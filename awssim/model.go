@@ -1,0 +1,130 @@
+package awssim
+
+import "time"
+
+// DynamoDB enum values used by the model.
+const (
+	BillingProvisioned   = "PROVISIONED"
+	BillingPayPerRequest = "PAY_PER_REQUEST"
+
+	TableClassStandard   = "STANDARD"
+	TableClassStandardIA = "STANDARD_INFREQUENT_ACCESS"
+
+	StatusActive   = "ACTIVE"
+	StatusUpdating = "UPDATING"
+
+	TTLEnabled   = "ENABLED"
+	TTLEnabling  = "ENABLING"
+	TTLDisabled  = "DISABLED"
+	TTLDisabling = "DISABLING"
+)
+
+// KeyElement is one attribute of a key schema.
+type KeyElement struct {
+	AttributeName string
+	KeyType       string // HASH or RANGE
+}
+
+// AttributeDefinition declares the type of a key attribute.
+type AttributeDefinition struct {
+	AttributeName string
+	AttributeType string // S, N or B
+}
+
+// Throughput is the provisioned capacity of a table or index and the history
+// DynamoDB reports about it. Zero times are "never".
+type Throughput struct {
+	ReadCapacityUnits      int64
+	WriteCapacityUnits     int64
+	LastIncreaseDateTime   time.Time
+	LastDecreaseDateTime   time.Time
+	NumberOfDecreasesToday int64 // as of LastDecreaseDateTime's UTC day
+}
+
+// OnDemandThroughput caps on-demand request units; 0 means unlimited and is
+// answered as -1, as AWS does.
+type OnDemandThroughput struct {
+	MaxReadRequestUnits  int64
+	MaxWriteRequestUnits int64
+}
+
+// GlobalSecondaryIndex is one GSI of a table.
+type GlobalSecondaryIndex struct {
+	IndexName      string
+	Status         string // default ACTIVE
+	KeySchema      []KeyElement
+	ProjectionType string // default ALL
+	ItemCount      int64
+	SizeBytes      int64
+	Throughput     Throughput // ignored (0/0) while the table is on-demand
+	OnDemand       OnDemandThroughput
+}
+
+// TimeToLive is a table's TTL setting.
+type TimeToLive struct {
+	Status        string // ENABLED, ENABLING, DISABLED (default), DISABLING
+	AttributeName string
+}
+
+// Table is everything the simulator knows about one DynamoDB table.
+type Table struct {
+	Name             string
+	Status           string    // default ACTIVE
+	CreationDateTime time.Time // default: the server clock at PutTable
+	ItemCount        int64
+	SizeBytes        int64
+
+	BillingMode                       string // default PROVISIONED
+	LastUpdateToPayPerRequestDateTime time.Time
+	Throughput                        Throughput // answered as 0/0 while on-demand
+	OnDemand                          OnDemandThroughput
+	TableClass                        string // default STANDARD
+
+	KeySchema            []KeyElement
+	AttributeDefinitions []AttributeDefinition
+	GSIs                 []GlobalSecondaryIndex
+	Tags                 map[string]string
+	TTL                  TimeToLive
+
+	// PayPerRequestSwitches are the times of the switches to on-demand
+	// (used for the 4-per-24h limit); UpdateTable appends to it.
+	PayPerRequestSwitches []time.Time
+}
+
+// ScalableTarget is an Application Auto Scaling target of a DynamoDB table or
+// GSI.
+type ScalableTarget struct {
+	ResourceID        string // table/NAME or table/NAME/index/INDEX
+	ScalableDimension string // e.g. dynamodb:table:ReadCapacityUnits
+	MinCapacity       int32
+	MaxCapacity       int32
+	RoleARN           string    // default: the DynamoDB service-linked role
+	CreationTime      time.Time // default: the server clock
+}
+
+// ScalingPolicy is a target-tracking scaling policy.
+type ScalingPolicy struct {
+	PolicyName           string
+	ResourceID           string
+	ScalableDimension    string
+	TargetValue          float64
+	PredefinedMetricType string // DynamoDBReadCapacityUtilization or DynamoDBWriteCapacityUtilization
+	ScaleInCooldown      int32
+	ScaleOutCooldown     int32
+	DisableScaleIn       bool
+	CreationTime         time.Time // default: the server clock
+}
+
+// Auto Scaling dimensions of DynamoDB.
+const (
+	DimTableRead  = "dynamodb:table:ReadCapacityUnits"
+	DimTableWrite = "dynamodb:table:WriteCapacityUnits"
+	DimIndexRead  = "dynamodb:index:ReadCapacityUnits"
+	DimIndexWrite = "dynamodb:index:WriteCapacityUnits"
+)
+
+// Predefined target-tracking metric types of DynamoDB.
+const (
+	MetricReadUtilization  = "DynamoDBReadCapacityUtilization"
+	MetricWriteUtilization = "DynamoDBWriteCapacityUtilization"
+)

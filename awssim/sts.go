@@ -1,0 +1,181 @@
+package awssim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	stsVersion = "2011-06-15"
+	stsXMLNS   = "https://sts.amazonaws.com/doc/2011-06-15/"
+)
+
+// stsHandlers are the simulated STS operations.
+var stsHandlers = map[string]func(*call) (any, error){
+	"GetCallerIdentity": (*call).stsGetCallerIdentity,
+	"AssumeRole":        (*call).stsAssumeRole,
+}
+
+// Identity is the principal an access key resolves to.
+type Identity struct {
+	AccessKeyID string
+	// ARN is the caller ARN, e.g. arn:aws:iam::ACCOUNT:user/awssim or
+	// arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION.
+	ARN    string
+	UserID string
+	// RoleARN is the role an AssumeRole key belongs to, "" for other keys.
+	RoleARN string
+	// SessionName is the AssumeRole session name, "" for other keys.
+	SessionName string
+}
+
+// assumedKey is a temporary credential issued by AssumeRole.
+type assumedKey struct {
+	id      Identity
+	token   string
+	expires time.Time
+}
+
+// Identity returns the principal accessKeyID resolves to. Keys issued by
+// AssumeRole resolve to their assumed role session; every other key is the
+// account's IAM user "awssim".
+func (s *Server) Identity(accessKeyID string) Identity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k := s.keys[accessKeyID]; k != nil {
+		return k.id
+	}
+	return s.defaultIdentity(accessKeyID)
+}
+
+func (s *Server) defaultIdentity(accessKeyID string) Identity {
+	return Identity{
+		AccessKeyID: accessKeyID,
+		ARN:         "arn:aws:iam::" + s.account + ":user/awssim",
+		UserID:      "AIDA" + hexID("user"+s.account, 17),
+	}
+}
+
+// resolveIdentity maps the request's access key (and session token) to a
+// principal; temporary keys need their session token and must not be
+// expired.
+func (s *Server) resolveIdentity(accessKeyID, token string) (Identity, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.keys[accessKeyID]
+	if k == nil {
+		return s.defaultIdentity(accessKeyID), nil
+	}
+	if token != k.token {
+		return Identity{}, apiErr(ErrInvalidClientToken, "The security token included in the request is invalid.")
+	}
+	if !s.now().Before(k.expires) {
+		return Identity{}, apiErr(ErrInvalidClientToken, "The security token included in the request is expired")
+	}
+	return k.id, nil
+}
+
+// hexID is a deterministic uppercase identifier of n characters.
+func hexID(seed string, n int) string {
+	h := sha256.Sum256([]byte(seed))
+	return strings.ToUpper(hex.EncodeToString(h[:]))[:n]
+}
+
+func parseForm(body []byte) (url.Values, error) {
+	v, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, fmt.Errorf("parse form body: %w", err)
+	}
+	return v, nil
+}
+
+type stsCallerIdentityResult struct {
+	XMLName xml.Name `xml:"GetCallerIdentityResult"`
+	Arn     string
+	UserID  string `xml:"UserId"`
+	Account string
+}
+
+func (c *call) stsGetCallerIdentity() (any, error) {
+	if err := c.admit(""); err != nil {
+		return nil, err
+	}
+	return stsCallerIdentityResult{Arn: c.identity.ARN, UserID: c.identity.UserID, Account: c.srv.account}, nil
+}
+
+type stsAssumeRoleResult struct {
+	XMLName     xml.Name `xml:"AssumeRoleResult"`
+	Credentials struct {
+		AccessKeyID     string `xml:"AccessKeyId"`
+		SecretAccessKey string
+		SessionToken    string
+		Expiration      string
+	}
+	AssumedRoleUser struct {
+		AssumedRoleID string `xml:"AssumedRoleId"`
+		Arn           string
+	}
+}
+
+var (
+	roleARNRE     = regexp.MustCompile(`^arn:aws:iam::(\d{12}):role/(?:[\w+=,.@-]+/)*([\w+=,.@-]{1,64})$`)
+	sessionNameRE = regexp.MustCompile(`^[\w+=,.@-]{2,64}$`)
+)
+
+func (c *call) stsAssumeRole() (any, error) {
+	roleARN := c.form.Get("RoleArn")
+	if err := c.admit(roleARN); err != nil {
+		return nil, err
+	}
+	m := roleARNRE.FindStringSubmatch(roleARN)
+	if m == nil {
+		return nil, apiErr(ErrValidation, fmt.Sprintf("%s is invalid", roleARN))
+	}
+	session := c.form.Get("RoleSessionName")
+	if !sessionNameRE.MatchString(session) {
+		return nil, apiErr(ErrValidation, "1 validation error detected: Value at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*")
+	}
+	duration := time.Hour
+	if d := c.form.Get("DurationSeconds"); d != "" {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 900 || n > 43200 {
+			return nil, apiErr(ErrValidation, "1 validation error detected: Value at 'durationSeconds' failed to satisfy constraint: Member must have value between 900 and 43200")
+		}
+		duration = time.Duration(n) * time.Second
+	}
+	account, role := m[1], m[2]
+	s := c.srv
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	seed := fmt.Sprintf("%s/%s/%s/%d", roleARN, session, now, s.nextID)
+	roleID := "AROA" + hexID("role"+roleARN, 17)
+	k := &assumedKey{
+		id: Identity{
+			AccessKeyID: "ASIA" + hexID("akid"+seed, 16),
+			ARN:         fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", account, role, session),
+			UserID:      roleID + ":" + session,
+			RoleARN:     roleARN,
+			SessionName: session,
+		},
+		token:   "FwoGZXIvYXdzE" + hexID("token"+seed, 64),
+		expires: now.Add(duration),
+	}
+	s.keys[k.id.AccessKeyID] = k
+	var out stsAssumeRoleResult
+	out.Credentials.AccessKeyID = k.id.AccessKeyID
+	out.Credentials.SecretAccessKey = hexID("secret"+seed, 40)
+	out.Credentials.SessionToken = k.token
+	out.Credentials.Expiration = k.expires.UTC().Format("2006-01-02T15:04:05Z")
+	out.AssumedRoleUser.AssumedRoleID = k.id.UserID
+	out.AssumedRoleUser.Arn = k.id.ARN
+	return out, nil
+}

@@ -1,0 +1,22 @@
+// Package capacity is a pure cost model for DynamoDB capacity modes: it prices
+// a table's (or GSI's) per-minute consumed capacity in on-demand
+// (PAY_PER_REQUEST) and in provisioned mode, and recommends whether switching
+// is worth it.
+//
+// The model follows AWS's capacity-mode evaluator:
+//
+//   - Input is a Trace of per-minute consumed capacity units (the CloudWatch
+//     ConsumedRead/WriteCapacityUnits Sum over each minute); units per second
+//     are Sum ÷ 60. Minutes without data are zero.
+//   - On-demand cost is Σ consumed units × the per-request-unit price
+//     (request units equal consumed capacity units).
+//   - Provisioned cost is Σ over hours of the hourly mean provisioned capacity
+//     × the unit-hour price. The provisioned capacity is simulated with
+//     target-tracking auto-scaling (SimulateProvisioned), or held constant for
+//     a table provisioned without auto-scaling (SimulateFixed).
+//
+// Unlike AWS's evaluator, which assumes instant scaling, the simulation delays
+// each scale-out by AutoScalingSettings.ScaleOutDelay and counts the demand
+// that exceeds the capacity in effect (after DynamoDB burst capacity) as
+// throttled units. Everything here is deterministic and free of I/O.
+package capacity

@@ -1,0 +1,127 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Simulation is the provisioned capacity of one dimension over a Series.
+// Capacities are in units per second; demand and throttled amounts are in
+// consumed units (unit-seconds), like the Series.
+type Simulation struct {
+	// Start is the beginning of the first minute.
+	Start time.Time
+	// Capacity is the provisioned capacity in effect during each minute.
+	Capacity []float64
+	// HourlyMean is the mean capacity of each UTC clock hour the series
+	// touches, over the minutes of the series in that hour.
+	HourlyMean []float64
+	// UnitHours is the provisioned capacity integrated over time: Σ over
+	// minutes of capacity ÷ 60, which equals Σ over hours of the hourly mean
+	// × the hour's covered fraction.
+	UnitHours float64
+	// ScaleOuts and ScaleIns count scaling decisions.
+	ScaleOuts, ScaleIns int
+	// Events lists the scaling decisions in order.
+	Events []ScalingEvent
+	// Demand is the total consumed units of the series.
+	Demand float64
+	// PeakDemand is the highest per-minute demand, in units per second.
+	PeakDemand float64
+	// ThrottledUnits is the demand above the capacity in effect, after burst
+	// capacity. It is estimated from minute sums, so spikes shorter than a
+	// minute are not seen.
+	ThrottledUnits float64
+	// ThrottledMinutes counts the minutes with throttled units.
+	ThrottledMinutes int
+	// MinutesAtMax counts the minutes when capacity was at the auto-scaling
+	// maximum while demand was above Max × Target: the maximum is below what
+	// the policy wanted. Always zero for a fixed capacity.
+	MinutesAtMax int
+}
+
+// ScalingEvent is one auto-scaling decision.
+type ScalingEvent struct {
+	// Minute is the index of the minute whose datapoint triggered the
+	// decision; the decision is taken at the end of that minute.
+	Minute int
+	// Effective is the index of the first minute served at the new capacity.
+	Effective int
+	// From and To are the capacities before and after.
+	From, To float64
+}
+
+// Out reports whether the event raised capacity.
+func (e ScalingEvent) Out() bool { return e.To > e.From }
+
+// Cost returns the provisioned cost at a price per unit-hour.
+func (s Simulation) Cost(unitHour float64) float64 { return s.UnitHours * unitHour }
+
+// ThrottledRatio returns ThrottledUnits ÷ Demand (0 when there is no demand).
+func (s Simulation) ThrottledRatio() float64 {
+	if s.Demand == 0 {
+		return 0
+	}
+	return s.ThrottledUnits / s.Demand
+}
+
+// newSimulation prepares a Simulation with the demand statistics of s.
+func newSimulation(s Series) Simulation {
+	sim := Simulation{Start: s.Start, Capacity: make([]float64, len(s.Sum))}
+	for _, v := range s.Sum {
+		sim.Demand += v
+		sim.PeakDemand = math.Max(sim.PeakDemand, v/60)
+	}
+	return sim
+}
+
+// account records minute i served at capacity c, throttling the demand the
+// capacity and the burst bucket cannot serve.
+func (sim *Simulation) account(i int, demand, c float64, b *burstBucket) {
+	sim.Capacity[i] = c
+	sim.UnitHours += c / 60
+	if t := b.serve(demand, c); t > 0 {
+		sim.ThrottledUnits += t
+		sim.ThrottledMinutes++
+	}
+}
+
+// finish computes the hourly means over UTC clock hours.
+func (sim *Simulation) finish() {
+	if len(sim.Capacity) == 0 {
+		return
+	}
+	first := sim.Start.UTC().Truncate(time.Hour)
+	var sum float64
+	var n int
+	hour := 0
+	for i, c := range sim.Capacity {
+		h := int(sim.Start.Add(time.Duration(i)*time.Minute).Sub(first) / time.Hour)
+		if h != hour { // minutes are contiguous: h == hour+1
+			sim.HourlyMean = append(sim.HourlyMean, sum/float64(n))
+			sum, n, hour = 0, 0, h
+		}
+		sum += c
+		n++
+	}
+	sim.HourlyMean = append(sim.HourlyMean, sum/float64(n))
+}
+
+// SimulateFixed serves a series at a constant capacity (a provisioned table
+// without auto-scaling) and counts the throttled demand.
+func SimulateFixed(s Series, capacity float64) (Simulation, error) {
+	if err := s.Validate(); err != nil {
+		return Simulation{}, err
+	}
+	if !(capacity > 0) || math.IsInf(capacity, 0) {
+		return Simulation{}, fmt.Errorf("capacity: fixed capacity %v must be a positive number", capacity)
+	}
+	sim := newSimulation(s)
+	b := fullBurst(capacity)
+	for i, v := range s.Sum {
+		sim.account(i, v, capacity, &b)
+	}
+	sim.finish()
+	return sim, nil
+}

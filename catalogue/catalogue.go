@@ -1,0 +1,320 @@
+// Package catalogue is the single source of truth for every metric family the
+// exporter emits: its name, type, help text, labels, unit and AWS source.
+// Descriptors, the generated docs/metrics.md and the consistency tests all
+// read this table; nothing else may define a metric family.
+package catalogue
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Type is the Prometheus type of a family.
+type Type string
+
+// The family types the exporter uses.
+const (
+	Gauge   Type = "gauge"
+	Counter Type = "counter"
+)
+
+// Label names shared by many families.
+const (
+	LabelAccount   = "account"
+	LabelRegion    = "region"
+	LabelTable     = "table"
+	LabelIndex     = "index"
+	LabelOperation = "operation"
+	LabelKind      = "kind"
+	LabelCause     = "cause"
+	LabelDimension = "dimension"
+	LabelCollector = "collector"
+	LabelService   = "service"
+	LabelErrorCode = "error_code"
+)
+
+// Family describes one metric family.
+type Family struct {
+	// Name is the full metric name, including the namespace prefix.
+	Name string
+	// Type is gauge or counter.
+	Type Type
+	// Help is the HELP text: a sentence ending in a period.
+	Help string
+	// Labels are the variable label names, in order.
+	Labels []string
+	// Unit is the unit of the value, in words, for the docs.
+	Unit string
+	// Source says where the value comes from (AWS API and field or metric).
+	Source string
+}
+
+// Names of every family, as constants so that code refers to them by name and
+// the compiler catches typos.
+const (
+	ConsumedReadCapacityUnits       = "dynamodb_consumed_read_capacity_units"
+	ConsumedWriteCapacityUnits      = "dynamodb_consumed_write_capacity_units"
+	ThrottleEventsTotal             = "dynamodb_throttle_events_total"
+	ThrottleEventsByCauseTotal      = "dynamodb_throttle_events_by_cause_total"
+	ThrottledRequestsTotal          = "dynamodb_throttled_requests_total"
+	SuccessfulRequestLatencyAverage = "dynamodb_successful_request_latency_average_seconds"
+	SuccessfulRequestLatencyP99     = "dynamodb_successful_request_latency_p99_seconds"
+	SystemErrorsTotal               = "dynamodb_system_errors_total"
+	UserErrorsTotal                 = "dynamodb_user_errors_total"
+	TTLDeletedItemsTotal            = "dynamodb_ttl_deleted_items_total"
+	TableInfo                       = "dynamodb_table_info"
+	TableTTLInfo                    = "dynamodb_table_ttl_info"
+	ProvisionedReadCapacityUnits    = "dynamodb_provisioned_read_capacity_units"
+	ProvisionedWriteCapacityUnits   = "dynamodb_provisioned_write_capacity_units"
+	ProvisionedDecreasesToday       = "dynamodb_provisioned_capacity_decreases_today"
+	Items                           = "dynamodb_items"
+	SizeBytes                       = "dynamodb_size_bytes"
+	LastSwitchToOnDemandTimestamp   = "dynamodb_last_switch_to_on_demand_timestamp_seconds"
+	OnDemandMaxReadRequestUnits     = "dynamodb_on_demand_max_read_request_units"
+	OnDemandMaxWriteRequestUnits    = "dynamodb_on_demand_max_write_request_units"
+	AutoScalingMinCapacityUnits     = "dynamodb_autoscaling_min_capacity_units"
+	AutoScalingMaxCapacityUnits     = "dynamodb_autoscaling_max_capacity_units"
+	AutoScalingTargetUtilization    = "dynamodb_autoscaling_target_utilization_ratio"
+	AutoScalingScaleInCooldown      = "dynamodb_autoscaling_scale_in_cooldown_seconds"
+	AutoScalingScaleOutCooldown     = "dynamodb_autoscaling_scale_out_cooldown_seconds"
+	AutoScalingScaleInDisabled      = "dynamodb_autoscaling_scale_in_disabled"
+	ExporterAWSRequestsTotal        = "dynamodb_exporter_aws_requests_total"
+	ExporterAWSRequestErrorsTotal   = "dynamodb_exporter_aws_request_errors_total"
+	ExporterCollectorDuration       = "dynamodb_exporter_collector_duration_seconds"
+	ExporterCollectorLastSuccess    = "dynamodb_exporter_collector_last_success_timestamp_seconds"
+	ExporterCollectorSuccess        = "dynamodb_exporter_collector_success"
+	ExporterCollectorErrorsTotal    = "dynamodb_exporter_collector_errors_total"
+	ExporterCloudWatchMetricsTotal  = "dynamodb_exporter_cloudwatch_metrics_requested_total"
+	ExporterCloudWatchSeries        = "dynamodb_exporter_cloudwatch_series"
+	ExporterTables                  = "dynamodb_exporter_tables"
+	ExporterBuildInfo               = "dynamodb_exporter_build_info"
+)
+
+// backgroundNote ends the help of every family filled from AWS in the
+// background: scrapes never call AWS.
+const backgroundNote = " Collected in the background, not at scrape time."
+
+var (
+	tableLabels     = []string{LabelAccount, LabelRegion, LabelTable}
+	indexLabels     = []string{LabelAccount, LabelRegion, LabelTable, LabelIndex}
+	operationLabels = []string{LabelAccount, LabelRegion, LabelTable, LabelOperation}
+	scalingLabels   = []string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension}
+)
+
+// families is the catalogue. Keep it grouped by source and in the order the
+// docs should show.
+var families = []Family{
+	// CloudWatch, AWS/DynamoDB namespace.
+	{ConsumedReadCapacityUnits, Gauge,
+		"Read capacity units consumed per second during the last complete CloudWatch minute (Sum divided by the period); index is empty for the base table." + backgroundNote,
+		indexLabels, "capacity units per second", "CloudWatch ConsumedReadCapacityUnits, Sum / 60"},
+	{ConsumedWriteCapacityUnits, Gauge,
+		"Write capacity units consumed per second during the last complete CloudWatch minute (Sum divided by the period); index is empty for the base table." + backgroundNote,
+		indexLabels, "capacity units per second", "CloudWatch ConsumedWriteCapacityUnits, Sum / 60"},
+	{ThrottleEventsTotal, Counter,
+		"Throttle events by kind (read or write) since the exporter started watching the table; stays flat while CloudWatch proves there were none." + backgroundNote,
+		append(append([]string{}, indexLabels...), LabelKind), "events", "CloudWatch ReadThrottleEvents / WriteThrottleEvents, Sum"},
+	{ThrottleEventsByCauseTotal, Counter,
+		"Throttle events by kind and cause (key_range_throughput, provisioned_throughput, account_limit, max_on_demand_throughput) since the exporter started watching the table." + backgroundNote,
+		append(append([]string{}, indexLabels...), LabelKind, LabelCause), "events",
+		"CloudWatch {Read,Write}{KeyRangeThroughput,ProvisionedThroughput,AccountLimit,MaxOnDemandThroughput}ThrottleEvents, Sum"},
+	{ThrottledRequestsTotal, Counter,
+		"Requests throttled by DynamoDB, by operation, since the exporter started watching the table." + backgroundNote,
+		operationLabels, "requests", "CloudWatch ThrottledRequests, Sum"},
+	{SuccessfulRequestLatencyAverage, Gauge,
+		"Average latency of successful requests by operation during the last complete CloudWatch minute that had requests." + backgroundNote,
+		operationLabels, "seconds", "CloudWatch SuccessfulRequestLatency, Average (ms / 1000)"},
+	{SuccessfulRequestLatencyP99, Gauge,
+		"99th percentile latency of successful requests by operation during the last complete CloudWatch minute that had requests." + backgroundNote,
+		operationLabels, "seconds", "CloudWatch SuccessfulRequestLatency, p99 (ms / 1000)"},
+	{SystemErrorsTotal, Counter,
+		"Requests that failed with an HTTP 500 from DynamoDB, by operation, since the exporter started watching the table." + backgroundNote,
+		operationLabels, "requests", "CloudWatch SystemErrors, Sum"},
+	{UserErrorsTotal, Counter,
+		"Requests in the account and region that failed with an HTTP 400, since the exporter started; AWS publishes this only per region." + backgroundNote,
+		[]string{LabelAccount, LabelRegion}, "requests", "CloudWatch UserErrors, Sum"},
+	{TTLDeletedItemsTotal, Counter,
+		"Items deleted by Time to Live since the exporter started watching the table." + backgroundNote,
+		tableLabels, "items", "CloudWatch TimeToLiveDeletedItemCount, Sum"},
+
+	// DescribeTable and DescribeTimeToLive.
+	{TableInfo, Gauge,
+		"Facts about a table as labels; the value is always 1. billing_mode is PROVISIONED or PAY_PER_REQUEST." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "billing_mode", "table_class", "status"}, "info",
+		"DynamoDB DescribeTable: BillingModeSummary, TableClassSummary, TableStatus"},
+	{TableTTLInfo, Gauge,
+		"Time to Live setting of a table as labels; the value is always 1. status is ENABLED, ENABLING, DISABLED or DISABLING." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "status", "attribute"}, "info",
+		"DynamoDB DescribeTimeToLive: TimeToLiveStatus, AttributeName"},
+	{ProvisionedReadCapacityUnits, Gauge,
+		"Provisioned read capacity units of a provisioned table or index; absent for on-demand tables." + backgroundNote,
+		indexLabels, "capacity units per second", "DynamoDB DescribeTable: ProvisionedThroughput.ReadCapacityUnits"},
+	{ProvisionedWriteCapacityUnits, Gauge,
+		"Provisioned write capacity units of a provisioned table or index; absent for on-demand tables." + backgroundNote,
+		indexLabels, "capacity units per second", "DynamoDB DescribeTable: ProvisionedThroughput.WriteCapacityUnits"},
+	{ProvisionedDecreasesToday, Gauge,
+		"Provisioned throughput decreases of the table or index during the current UTC day." + backgroundNote,
+		indexLabels, "decreases", "DynamoDB DescribeTable: ProvisionedThroughput.NumberOfDecreasesToday"},
+	{Items, Gauge,
+		"Items in the table or index as DynamoDB reports them; AWS refreshes this about every six hours." + backgroundNote,
+		indexLabels, "items", "DynamoDB DescribeTable: ItemCount"},
+	{SizeBytes, Gauge,
+		"Storage size of the table or index as DynamoDB reports it; AWS refreshes this about every six hours." + backgroundNote,
+		indexLabels, "bytes", "DynamoDB DescribeTable: TableSizeBytes, IndexSizeBytes"},
+	{LastSwitchToOnDemandTimestamp, Gauge,
+		"Time of the table's last switch to on-demand (PAY_PER_REQUEST), as Unix seconds; absent if it never switched." + backgroundNote,
+		tableLabels, "seconds since epoch", "DynamoDB DescribeTable: BillingModeSummary.LastUpdateToPayPerRequestDateTime"},
+	{OnDemandMaxReadRequestUnits, Gauge,
+		"Maximum read request units per second configured for an on-demand table or index; absent when unlimited." + backgroundNote,
+		indexLabels, "request units per second", "DynamoDB DescribeTable: OnDemandThroughput.MaxReadRequestUnits"},
+	{OnDemandMaxWriteRequestUnits, Gauge,
+		"Maximum write request units per second configured for an on-demand table or index; absent when unlimited." + backgroundNote,
+		indexLabels, "request units per second", "DynamoDB DescribeTable: OnDemandThroughput.MaxWriteRequestUnits"},
+
+	// Application Auto Scaling.
+	{AutoScalingMinCapacityUnits, Gauge,
+		"Minimum capacity of the auto-scaling target; dimension is read or write." + backgroundNote,
+		scalingLabels, "capacity units per second", "Application Auto Scaling DescribeScalableTargets: MinCapacity"},
+	{AutoScalingMaxCapacityUnits, Gauge,
+		"Maximum capacity of the auto-scaling target; dimension is read or write." + backgroundNote,
+		scalingLabels, "capacity units per second", "Application Auto Scaling DescribeScalableTargets: MaxCapacity"},
+	{AutoScalingTargetUtilization, Gauge,
+		"Target utilization of the target-tracking policy, as a ratio (0.7 for 70%)." + backgroundNote,
+		scalingLabels, "ratio", "Application Auto Scaling DescribeScalingPolicies: TargetValue / 100"},
+	{AutoScalingScaleInCooldown, Gauge,
+		"Scale-in cooldown of the target-tracking policy." + backgroundNote,
+		scalingLabels, "seconds", "Application Auto Scaling DescribeScalingPolicies: ScaleInCooldown"},
+	{AutoScalingScaleOutCooldown, Gauge,
+		"Scale-out cooldown of the target-tracking policy." + backgroundNote,
+		scalingLabels, "seconds", "Application Auto Scaling DescribeScalingPolicies: ScaleOutCooldown"},
+	{AutoScalingScaleInDisabled, Gauge,
+		"1 if the target-tracking policy never scales in, else 0." + backgroundNote,
+		scalingLabels, "boolean", "Application Auto Scaling DescribeScalingPolicies: DisableScaleIn"},
+
+	// The exporter itself.
+	{ExporterAWSRequestsTotal, Counter,
+		"AWS API calls made by the exporter, by service and operation.",
+		[]string{LabelAccount, LabelRegion, LabelService, LabelOperation}, "requests", "exporter"},
+	{ExporterAWSRequestErrorsTotal, Counter,
+		"AWS API calls made by the exporter that failed, by service, operation and AWS error code.",
+		[]string{LabelAccount, LabelRegion, LabelService, LabelOperation, LabelErrorCode}, "requests", "exporter"},
+	{ExporterCollectorDuration, Gauge,
+		"Duration of the collector's last run.",
+		[]string{LabelCollector}, "seconds", "exporter"},
+	{ExporterCollectorLastSuccess, Gauge,
+		"Time the collector last completed a run without any error, as Unix seconds.",
+		[]string{LabelCollector}, "seconds since epoch", "exporter"},
+	{ExporterCollectorSuccess, Gauge,
+		"1 if the collector's last run completed without any error, else 0 (it keeps serving what it knew).",
+		[]string{LabelCollector}, "boolean", "exporter"},
+	{ExporterCollectorErrorsTotal, Counter,
+		"Errors met by the collector (a failed AWS call, a table that could not be read), counted one by one.",
+		[]string{LabelCollector}, "errors", "exporter"},
+	{ExporterCloudWatchMetricsTotal, Counter,
+		"Metrics requested from CloudWatch GetMetricData, counted per API call: this drives the CloudWatch bill ($0.01 per 1,000 at list price).",
+		[]string{LabelAccount, LabelRegion}, "metrics", "exporter"},
+	{ExporterCloudWatchSeries, Gauge,
+		"CloudWatch series in the last collection plan: queried (listed as recently active) or proven_zero (absent from ListMetrics with RecentlyActive=PT3H, so not requested).",
+		[]string{LabelAccount, LabelRegion, "state"}, "series", "exporter"},
+	{ExporterTables, Gauge,
+		"Tables monitored after the name and tag filters.",
+		[]string{LabelAccount, LabelRegion}, "tables", "exporter"},
+	{ExporterBuildInfo, Gauge,
+		"A metric with a constant '1' value labeled by version, revision, branch, goversion from which dynamodb_exporter was built, and the goos and goarch for the build.",
+		[]string{"version", "revision", "branch", "goversion", "goos", "goarch", "tags"}, "info", "exporter"},
+}
+
+var byName = func() map[string]Family {
+	m := make(map[string]Family, len(families))
+	for _, f := range families {
+		if _, dup := m[f.Name]; dup {
+			panic(fmt.Sprintf("catalogue: family %q defined twice", f.Name))
+		}
+		m[f.Name] = f
+	}
+	return m
+}()
+
+var descs = func() map[string]*prometheus.Desc {
+	m := make(map[string]*prometheus.Desc, len(families))
+	for _, f := range families {
+		m[f.Name] = prometheus.NewDesc(f.Name, f.Help, f.Labels, nil)
+	}
+	return m
+}()
+
+// All returns every family, in catalogue order.
+func All() []Family {
+	out := make([]Family, len(families))
+	copy(out, families)
+	return out
+}
+
+// Lookup returns the family with the given name.
+func Lookup(name string) (Family, bool) {
+	f, ok := byName[name]
+	return f, ok
+}
+
+// Desc returns the descriptor of a catalogued family. It panics on a name that
+// is not in the catalogue: that is a programming error caught by every test.
+func Desc(name string) *prometheus.Desc {
+	d, ok := descs[name]
+	if !ok {
+		panic(fmt.Sprintf("catalogue: no family named %q", name))
+	}
+	return d
+}
+
+// ValueType returns the prometheus value type of a catalogued family.
+func ValueType(name string) prometheus.ValueType {
+	f, ok := byName[name]
+	if !ok {
+		panic(fmt.Sprintf("catalogue: no family named %q", name))
+	}
+	if f.Type == Counter {
+		return prometheus.CounterValue
+	}
+	return prometheus.GaugeValue
+}
+
+// MustMetric builds a constant metric of a catalogued family. Label values
+// must be given in the family's label order.
+func MustMetric(name string, value float64, labelValues ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(Desc(name), ValueType(name), value, labelValues...)
+}
+
+// StandardPrefixes are the name prefixes of the standard families the
+// client library adds (Go runtime, process, promhttp handler). They are not
+// part of the catalogue and are documented as such.
+var StandardPrefixes = []string{"go_", "process_", "promhttp_"}
+
+// IsStandard reports whether name is one of the client library's standard families.
+func IsStandard(name string) bool {
+	for _, p := range StandardPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Names returns the names of every family, sorted.
+func Names() []string {
+	out := make([]string, 0, len(families))
+	for _, f := range families {
+		out = append(out, f.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DescribeAll sends every catalogued descriptor to ch.
+func DescribeAll(ch chan<- *prometheus.Desc) {
+	for _, f := range families {
+		ch <- descs[f.Name]
+	}
+}

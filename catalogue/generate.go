@@ -1,0 +1,3 @@
+package catalogue
+
+//go:generate go run ./gendocs ../docs/metrics.md

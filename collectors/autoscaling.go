@@ -1,0 +1,170 @@
+// Auto-scaling settings: Application Auto Scaling DescribeScalableTargets and
+// DescribeScalingPolicies for the DynamoDB service namespace.
+package collectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
+	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+)
+
+// AutoScaling emits the auto-scaling bounds and target-tracking settings of
+// every monitored table and index.
+type AutoScaling struct {
+	targets   []*awsclient.Target
+	inventory *Inventory
+	logger    *slog.Logger
+	snap      snapshot
+	last      map[string][]prometheus.Metric
+}
+
+// NewAutoScaling returns the auto-scaling collector.
+func NewAutoScaling(targets []*awsclient.Target, inv *Inventory, logger *slog.Logger) *AutoScaling {
+	return &AutoScaling{targets: targets, inventory: inv, logger: logger, last: map[string][]prometheus.Metric{}}
+}
+
+// Name implements Collector.
+func (c *AutoScaling) Name() string { return "autoscaling" }
+
+// Metrics implements Collector.
+func (c *AutoScaling) Metrics() []prometheus.Metric { return c.snap.Metrics() }
+
+// ScalingResource names the table, index and dimension of an Application
+// Auto Scaling resource of the dynamodb namespace.
+type ScalingResource struct {
+	Table, Index, Dimension string
+}
+
+// ParseScalingResource reads a resource ID such as "table/orders" or
+// "table/orders/index/by-customer" and a scalable dimension such as
+// "dynamodb:index:ReadCapacityUnits".
+func ParseScalingResource(resourceID string, dim aastypes.ScalableDimension) (ScalingResource, bool) {
+	parts := strings.Split(resourceID, "/")
+	var r ScalingResource
+	switch {
+	case len(parts) == 2 && parts[0] == "table":
+		r.Table = parts[1]
+	case len(parts) == 4 && parts[0] == "table" && parts[2] == "index":
+		r.Table, r.Index = parts[1], parts[3]
+	default:
+		return r, false
+	}
+	switch {
+	case strings.HasSuffix(string(dim), ":ReadCapacityUnits"):
+		r.Dimension = "read"
+	case strings.HasSuffix(string(dim), ":WriteCapacityUnits"):
+		r.Dimension = "write"
+	default:
+		return r, false
+	}
+	return r, true
+}
+
+// Run implements Collector. A target that fails keeps its previous metrics.
+func (c *AutoScaling) Run(ctx context.Context, _ time.Time) error {
+	var errs []error
+	var ms []prometheus.Metric
+	for _, t := range c.targets {
+		tm, err := c.collectTarget(ctx, t)
+		if err != nil {
+			errs = append(errs, err)
+			c.logger.Warn("reading auto-scaling settings failed; keeping the previous ones", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
+			tm = c.keepMonitored(t, c.last[t.Key()])
+		}
+		c.last[t.Key()] = tm
+		ms = append(ms, tm...)
+	}
+	c.snap.store(ms)
+	return errors.Join(errs...)
+}
+
+// keepMonitored drops, from stale metrics, the tables that are no longer monitored.
+func (c *AutoScaling) keepMonitored(t *awsclient.Target, ms []prometheus.Metric) []prometheus.Metric {
+	monitored := map[string]bool{}
+	for _, tb := range c.inventory.Tables(t.Key()) {
+		monitored[tb.Name] = true
+	}
+	var out []prometheus.Metric
+	for _, m := range ms {
+		if monitored[tableLabel(m)] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([]prometheus.Metric, error) {
+	monitored := map[string]bool{}
+	for _, tb := range c.inventory.Tables(t.Key()) {
+		monitored[tb.Name] = true
+	}
+	if len(monitored) == 0 {
+		return nil, nil
+	}
+	var ms []prometheus.Metric
+	tp := applicationautoscaling.NewDescribeScalableTargetsPaginator(t.AutoScaling, &applicationautoscaling.DescribeScalableTargetsInput{
+		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
+	})
+	for tp.HasMorePages() {
+		page, err := tp.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("describing scalable targets in %s: %w", t.Key(), err)
+		}
+		for _, st := range page.ScalableTargets {
+			r, ok := ParseScalingResource(aws.ToString(st.ResourceId), st.ScalableDimension)
+			if !ok || !monitored[r.Table] {
+				continue
+			}
+			lv := []string{t.Account, t.Region, r.Table, r.Index, r.Dimension}
+			ms = append(ms,
+				catalogue.MustMetric(catalogue.AutoScalingMinCapacityUnits, float64(aws.ToInt32(st.MinCapacity)), lv...),
+				catalogue.MustMetric(catalogue.AutoScalingMaxCapacityUnits, float64(aws.ToInt32(st.MaxCapacity)), lv...),
+			)
+		}
+	}
+	seen := map[ScalingResource]bool{}
+	pp := applicationautoscaling.NewDescribeScalingPoliciesPaginator(t.AutoScaling, &applicationautoscaling.DescribeScalingPoliciesInput{
+		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
+	})
+	for pp.HasMorePages() {
+		page, err := pp.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("describing scaling policies in %s: %w", t.Key(), err)
+		}
+		for _, p := range page.ScalingPolicies {
+			cfg := p.TargetTrackingScalingPolicyConfiguration
+			if p.PolicyType != aastypes.PolicyTypeTargetTrackingScaling || cfg == nil {
+				continue
+			}
+			r, ok := ParseScalingResource(aws.ToString(p.ResourceId), p.ScalableDimension)
+			if !ok || !monitored[r.Table] || seen[r] {
+				// AWS allows several policies on one dimension; the first wins here.
+				continue
+			}
+			seen[r] = true
+			lv := []string{t.Account, t.Region, r.Table, r.Index, r.Dimension}
+			disabled := 0.0
+			if aws.ToBool(cfg.DisableScaleIn) {
+				disabled = 1
+			}
+			ms = append(ms,
+				catalogue.MustMetric(catalogue.AutoScalingTargetUtilization, aws.ToFloat64(cfg.TargetValue)/100, lv...),
+				catalogue.MustMetric(catalogue.AutoScalingScaleInCooldown, float64(aws.ToInt32(cfg.ScaleInCooldown)), lv...),
+				catalogue.MustMetric(catalogue.AutoScalingScaleOutCooldown, float64(aws.ToInt32(cfg.ScaleOutCooldown)), lv...),
+				catalogue.MustMetric(catalogue.AutoScalingScaleInDisabled, disabled, lv...),
+			)
+		}
+	}
+	return ms, nil
+}

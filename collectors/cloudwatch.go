@@ -1,0 +1,496 @@
+// CloudWatch metrics: ListMetrics (RecentlyActive=PT3H) to learn which series
+// exist, then GetMetricData, in batches of up to 500 queries, for those series
+// only. A series absent from ListMetrics had no datapoint for three hours, so
+// its counter stays flat and its consumed gauge reads 0 without being
+// requested: zeros are proven, never invented, and never billed.
+package collectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+)
+
+// MaxQueriesPerRequest is GetMetricData's limit of queries per request.
+const MaxQueriesPerRequest = 500
+
+// period is the resolution requested: DynamoDB publishes one point a minute.
+const period = time.Minute
+
+// CloudWatchSettings tune the CloudWatch collector.
+type CloudWatchSettings struct {
+	// Interval is the time between cycles; a cycle fetches every minute
+	// since the previous one, so counters lose nothing at any interval.
+	Interval time.Duration
+	// Delay is how old a minute must be before it is read.
+	Delay time.Duration
+	// MaxCatchUp bounds the window fetched after failures.
+	MaxCatchUp time.Duration
+}
+
+// seriesKey identifies one CloudWatch metric, statistic and dimension set.
+type seriesKey struct {
+	spec      int // index in specs
+	table     string
+	index     string
+	operation string
+}
+
+// listKey is the ListMetrics identity of a series (statistics are not listed).
+func (k seriesKey) listKey() string {
+	s := specs[k.spec]
+	return listKeyOf(s.metric, k.dimensions())
+}
+
+func (k seriesKey) dimensions() []cwtypes.Dimension {
+	var d []cwtypes.Dimension
+	switch specs[k.spec].shape {
+	case perTableAndIndex:
+		d = append(d, cwtypes.Dimension{Name: aws.String("TableName"), Value: aws.String(k.table)})
+		if k.index != "" {
+			d = append(d, cwtypes.Dimension{Name: aws.String("GlobalSecondaryIndexName"), Value: aws.String(k.index)})
+		}
+	case perTable:
+		d = append(d, cwtypes.Dimension{Name: aws.String("TableName"), Value: aws.String(k.table)})
+	case perOperation:
+		d = append(d,
+			cwtypes.Dimension{Name: aws.String("TableName"), Value: aws.String(k.table)},
+			cwtypes.Dimension{Name: aws.String("Operation"), Value: aws.String(k.operation)})
+	}
+	return d
+}
+
+func (k seriesKey) labelValues(t *awsclient.Target) []string {
+	s := specs[k.spec]
+	var lv []string
+	switch s.shape {
+	case perTableAndIndex:
+		lv = []string{t.Account, t.Region, k.table, k.index}
+	case perTable:
+		lv = []string{t.Account, t.Region, k.table}
+	case perOperation:
+		lv = []string{t.Account, t.Region, k.table, k.operation}
+	case perAccount:
+		lv = []string{t.Account, t.Region}
+	}
+	return append(lv, s.extra...)
+}
+
+func listKeyOf(metric string, dims []cwtypes.Dimension) string {
+	parts := make([]string, 0, len(dims))
+	for _, d := range dims {
+		parts = append(parts, aws.ToString(d.Name)+"="+aws.ToString(d.Value))
+	}
+	sort.Strings(parts)
+	return metric + "|" + strings.Join(parts, ",")
+}
+
+// seriesState is what the collector holds for one series.
+type seriesState struct {
+	// next is the first minute not yet ingested (zero: never queried).
+	next time.Time
+	// value is the counter total or the gauge value.
+	value float64
+	// present is false for a gauge with nothing to show.
+	present bool
+}
+
+// targetState is the collector's memory for one account and region.
+type targetState struct {
+	series map[seriesKey]*seriesState
+	// lastEnd is the end of the last cycle that listed metrics successfully.
+	lastEnd time.Time
+	// queried and provenZero count the last plan's series.
+	queried, provenZero int
+}
+
+// Plan is what one cycle would request for a target.
+type Plan struct {
+	// Queried are the series that ListMetrics shows as recently active.
+	Queried []seriesKey
+	// ProvenZero are the candidate series absent from ListMetrics.
+	ProvenZero []seriesKey
+	// ListMetricsPages is how many ListMetrics calls listing took.
+	ListMetricsPages int
+}
+
+// Requests returns the GetMetricData requests the plan needs when every
+// series shares one window.
+func (p Plan) Requests() int {
+	return (len(p.Queried) + MaxQueriesPerRequest - 1) / MaxQueriesPerRequest
+}
+
+// CloudWatch is the CloudWatch collector.
+type CloudWatch struct {
+	targets   []*awsclient.Target
+	inventory *Inventory
+	settings  CloudWatchSettings
+	logger    *slog.Logger
+	snap      snapshot
+
+	mu    sync.Mutex
+	state map[string]*targetState
+}
+
+// NewCloudWatch returns the CloudWatch collector.
+func NewCloudWatch(targets []*awsclient.Target, inv *Inventory, s CloudWatchSettings, logger *slog.Logger) *CloudWatch {
+	if s.Interval < period {
+		s.Interval = period
+	}
+	if s.MaxCatchUp < s.Interval {
+		s.MaxCatchUp = s.Interval
+	}
+	return &CloudWatch{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*targetState{}}
+}
+
+// Name implements Collector.
+func (c *CloudWatch) Name() string { return "cloudwatch" }
+
+// Metrics implements Collector.
+func (c *CloudWatch) Metrics() []prometheus.Metric { return c.snap.Metrics() }
+
+// Run implements Collector.
+func (c *CloudWatch) Run(ctx context.Context, now time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	end := now.Add(-c.settings.Delay).Truncate(period)
+	var errs []error
+	var ms []prometheus.Metric
+	for _, t := range c.targets {
+		st := c.state[t.Key()]
+		if st == nil {
+			st = &targetState{series: map[seriesKey]*seriesState{}}
+			c.state[t.Key()] = st
+		}
+		if err := c.runTarget(ctx, t, st, end); err != nil {
+			errs = append(errs, err)
+		}
+		ms = append(ms, st.metrics(t)...)
+	}
+	c.snap.store(ms)
+	return errors.Join(errs...)
+}
+
+// PlanTarget lists the target's metrics and returns what a cycle would
+// request for its monitored tables. The check command uses it.
+func (c *CloudWatch) PlanTarget(ctx context.Context, t *awsclient.Target) (Plan, error) {
+	listed, pages, err := listActive(ctx, t.CloudWatch)
+	if err != nil {
+		return Plan{ListMetricsPages: pages}, fmt.Errorf("listing CloudWatch metrics in %s: %w", t.Key(), err)
+	}
+	p := plan(c.inventory.Tables(t.Key()), listed)
+	p.ListMetricsPages = pages
+	return p, nil
+}
+
+func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *targetState, end time.Time) error {
+	listed, _, err := listActive(ctx, t.CloudWatch)
+	if err != nil {
+		c.logger.Warn("listing CloudWatch metrics failed; keeping the previous values", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
+		return fmt.Errorf("listing CloudWatch metrics in %s: %w", t.Key(), err)
+	}
+	p := plan(c.inventory.Tables(t.Key()), listed)
+	st.queried, st.provenZero = len(p.Queried), len(p.ProvenZero)
+
+	// Forget series of tables, indexes and operations that left the plan.
+	keep := make(map[seriesKey]bool, len(p.Queried)+len(p.ProvenZero))
+	for _, k := range p.Queried {
+		keep[k] = true
+	}
+	for _, k := range p.ProvenZero {
+		keep[k] = true
+	}
+	for k := range st.series {
+		if !keep[k] {
+			delete(st.series, k)
+		}
+	}
+
+	// Proven zeros: counters exist and stay flat, consumed gauges read 0,
+	// latency has nothing to show. They are up to date as of end.
+	for _, k := range p.ProvenZero {
+		s := st.state(k)
+		switch specs[k.spec].kind {
+		case sumCounter:
+			s.present = true
+		case perSecondGauge:
+			s.value, s.present = 0, true
+		case millisecondsGauge:
+			s.present = false
+		}
+		s.next = end
+	}
+
+	// Queried series, grouped by the start of the window they still need.
+	windows := map[time.Time][]seriesKey{}
+	for _, k := range p.Queried {
+		s := st.state(k)
+		start := s.next
+		if start.IsZero() {
+			start = st.lastEnd
+			if start.IsZero() {
+				start = end.Add(-c.settings.Interval)
+			}
+		}
+		if min := end.Add(-c.settings.MaxCatchUp); start.Before(min) {
+			start = min
+		}
+		if !start.Before(end) {
+			continue
+		}
+		windows[start] = append(windows[start], k)
+	}
+	starts := make([]time.Time, 0, len(windows))
+	for s := range windows {
+		starts = append(starts, s)
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+
+	var errs []error
+	for _, start := range starts {
+		keys := windows[start]
+		for lo := 0; lo < len(keys); lo += MaxQueriesPerRequest {
+			hi := min(lo+MaxQueriesPerRequest, len(keys))
+			if err := c.fetch(ctx, t, st, keys[lo:hi], start, end); err != nil {
+				errs = append(errs, err)
+				c.logger.Warn("GetMetricData failed; the window will be fetched again next cycle", "account", t.Account, "region", t.Region, "queries", hi-lo, "error_code", awsclient.ErrorCode(err), "err", err)
+			}
+		}
+	}
+	st.lastEnd = end
+	return errors.Join(errs...)
+}
+
+func (st *targetState) state(k seriesKey) *seriesState {
+	s := st.series[k]
+	if s == nil {
+		s = &seriesState{}
+		st.series[k] = s
+	}
+	return s
+}
+
+// fetch requests one batch of series over [start, end) and ingests it. On
+// failure nothing is ingested, so the next cycle asks again.
+func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetState, keys []seriesKey, start, end time.Time) error {
+	in := &cloudwatch.GetMetricDataInput{
+		StartTime: aws.Time(start),
+		EndTime:   aws.Time(end),
+		ScanBy:    cwtypes.ScanByTimestampAscending,
+	}
+	byID := make(map[string]seriesKey, len(keys))
+	for i, k := range keys {
+		id := fmt.Sprintf("q%d", i)
+		byID[id] = k
+		s := specs[k.spec]
+		in.MetricDataQueries = append(in.MetricDataQueries, cwtypes.MetricDataQuery{
+			Id: aws.String(id),
+			MetricStat: &cwtypes.MetricStat{
+				Metric: &cwtypes.Metric{
+					Namespace:  aws.String(CloudWatchNamespace),
+					MetricName: aws.String(s.metric),
+					Dimensions: k.dimensions(),
+				},
+				Period: aws.Int32(int32(period / time.Second)),
+				Stat:   aws.String(s.stat),
+			},
+			ReturnData: aws.Bool(true),
+		})
+	}
+	points := make(map[seriesKey][]point, len(keys))
+	pager := cloudwatch.NewGetMetricDataPaginator(t.CloudWatch, in)
+	for pager.HasMorePages() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("GetMetricData in %s (%d queries): %w", t.Key(), len(keys), err)
+		}
+		for _, r := range page.MetricDataResults {
+			k, ok := byID[aws.ToString(r.Id)]
+			if !ok {
+				continue
+			}
+			if r.StatusCode != cwtypes.StatusCodeComplete && r.StatusCode != cwtypes.StatusCodePartialData {
+				return fmt.Errorf("GetMetricData in %s: query for %s answered status %s", t.Key(), specs[k.spec].metric, r.StatusCode)
+			}
+			for i := range r.Timestamps {
+				if i < len(r.Values) && !r.Timestamps[i].Before(start) && r.Timestamps[i].Before(end) {
+					points[k] = append(points[k], point{r.Timestamps[i], r.Values[i]})
+				}
+			}
+		}
+	}
+	for _, k := range keys {
+		s := st.state(k)
+		ps := points[k]
+		switch specs[k.spec].kind {
+		case sumCounter:
+			for _, p := range ps {
+				s.value += p.v
+			}
+			s.present = true
+		case perSecondGauge:
+			// A listed series with no point in the window had no traffic.
+			s.value, s.present = 0, true
+			if l, ok := latest(ps); ok {
+				s.value = l / period.Seconds()
+			}
+		case millisecondsGauge:
+			s.present = false
+			if l, ok := latest(ps); ok {
+				s.value, s.present = l/1000, true
+			}
+		}
+		s.next = end
+	}
+	return nil
+}
+
+type point struct {
+	t time.Time
+	v float64
+}
+
+func latest(ps []point) (float64, bool) {
+	if len(ps) == 0 {
+		return 0, false
+	}
+	best := ps[0]
+	for _, p := range ps[1:] {
+		if p.t.After(best.t) {
+			best = p
+		}
+	}
+	return best.v, true
+}
+
+func (st *targetState) metrics(t *awsclient.Target) []prometheus.Metric {
+	keys := make([]seriesKey, 0, len(st.series))
+	for k, s := range st.series {
+		if s.present {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.spec != b.spec {
+			return a.spec < b.spec
+		}
+		if a.table != b.table {
+			return a.table < b.table
+		}
+		if a.index != b.index {
+			return a.index < b.index
+		}
+		return a.operation < b.operation
+	})
+	ms := make([]prometheus.Metric, 0, len(keys)+2)
+	for _, k := range keys {
+		ms = append(ms, catalogue.MustMetric(specs[k.spec].family, st.series[k].value, k.labelValues(t)...))
+	}
+	ms = append(ms,
+		catalogue.MustMetric(catalogue.ExporterCloudWatchSeries, float64(st.queried), t.Account, t.Region, "queried"),
+		catalogue.MustMetric(catalogue.ExporterCloudWatchSeries, float64(st.provenZero), t.Account, t.Region, "proven_zero"),
+	)
+	return ms
+}
+
+// listActive returns the ListMetrics keys of every AWS/DynamoDB metric with a
+// datapoint in the last three hours, and how many pages that took.
+func listActive(ctx context.Context, api awsclient.CloudWatchAPI) (map[string]listedMetric, int, error) {
+	out := map[string]listedMetric{}
+	pages := 0
+	p := cloudwatch.NewListMetricsPaginator(api, &cloudwatch.ListMetricsInput{
+		Namespace:      aws.String(CloudWatchNamespace),
+		RecentlyActive: cwtypes.RecentlyActivePt3h,
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		pages++
+		if err != nil {
+			return nil, pages, err
+		}
+		for _, m := range page.Metrics {
+			lm := listedMetric{metric: aws.ToString(m.MetricName)}
+			for _, d := range m.Dimensions {
+				switch aws.ToString(d.Name) {
+				case "TableName":
+					lm.table = aws.ToString(d.Value)
+				case "Operation":
+					lm.operation = aws.ToString(d.Value)
+				}
+			}
+			out[listKeyOf(lm.metric, m.Dimensions)] = lm
+		}
+	}
+	return out, pages, nil
+}
+
+type listedMetric struct {
+	metric, table, operation string
+}
+
+// plan builds the candidate series of the monitored tables and splits them
+// into those to query and those proven zero.
+func plan(tables []*Table, listed map[string]listedMetric) Plan {
+	ops := map[string]map[string]bool{}
+	for _, lm := range listed {
+		if operationMetrics[lm.metric] && lm.table != "" && lm.operation != "" {
+			if ops[lm.table] == nil {
+				ops[lm.table] = map[string]bool{}
+			}
+			ops[lm.table][lm.operation] = true
+		}
+	}
+	var p Plan
+	add := func(k seriesKey) {
+		if _, ok := listed[k.listKey()]; ok {
+			p.Queried = append(p.Queried, k)
+		} else {
+			p.ProvenZero = append(p.ProvenZero, k)
+		}
+	}
+	for i, s := range specs {
+		switch s.shape {
+		case perAccount:
+			if len(tables) > 0 {
+				add(seriesKey{spec: i})
+			}
+		case perTable:
+			for _, tb := range tables {
+				add(seriesKey{spec: i, table: tb.Name})
+			}
+		case perTableAndIndex:
+			for _, tb := range tables {
+				add(seriesKey{spec: i, table: tb.Name})
+				for _, idx := range tb.IndexNames() {
+					add(seriesKey{spec: i, table: tb.Name, index: idx})
+				}
+			}
+		case perOperation:
+			for _, tb := range tables {
+				names := make([]string, 0, len(ops[tb.Name]))
+				for op := range ops[tb.Name] {
+					names = append(names, op)
+				}
+				sort.Strings(names)
+				for _, op := range names {
+					add(seriesKey{spec: i, table: tb.Name, operation: op})
+				}
+			}
+		}
+	}
+	return p
+}

@@ -1,0 +1,81 @@
+package collectors
+
+import "github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+
+// CloudWatchNamespace is where DynamoDB publishes its metrics.
+const CloudWatchNamespace = "AWS/DynamoDB"
+
+// dimensionShape says which CloudWatch dimensions a metric has.
+type dimensionShape int
+
+const (
+	// perTableAndIndex: TableName, plus GlobalSecondaryIndexName for an index.
+	perTableAndIndex dimensionShape = iota
+	// perTable: TableName only.
+	perTable
+	// perOperation: TableName and Operation.
+	perOperation
+	// perAccount: no dimensions (account and region level).
+	perAccount
+)
+
+// valueKind says how CloudWatch values become the family's value.
+type valueKind int
+
+const (
+	// perSecondGauge: the latest minute's Sum divided by 60.
+	perSecondGauge valueKind = iota
+	// sumCounter: every minute's Sum is added to a counter.
+	sumCounter
+	// millisecondsGauge: the latest minute's value, from milliseconds to seconds.
+	millisecondsGauge
+)
+
+// metricSpec maps one CloudWatch metric and statistic to a catalogue family.
+type metricSpec struct {
+	metric string
+	stat   string
+	shape  dimensionShape
+	family string
+	kind   valueKind
+	// extra label values after the dimension labels (kind, cause).
+	extra []string
+}
+
+// throttleCauses maps the CloudWatch name part of each cause-specific throttle
+// metric to the cause label.
+var throttleCauses = []struct{ metricPart, label string }{
+	{"KeyRangeThroughput", "key_range_throughput"},
+	{"ProvisionedThroughput", "provisioned_throughput"},
+	{"AccountLimit", "account_limit"},
+	{"MaxOnDemandThroughput", "max_on_demand_throughput"},
+}
+
+// specs is every CloudWatch metric the collector can request, as data.
+var specs = func() []metricSpec {
+	s := []metricSpec{
+		{"ConsumedReadCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedReadCapacityUnits, perSecondGauge, nil},
+		{"ConsumedWriteCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedWriteCapacityUnits, perSecondGauge, nil},
+		{"ReadThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"read"}},
+		{"WriteThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"write"}},
+	}
+	for _, kind := range []struct{ prefix, label string }{{"Read", "read"}, {"Write", "write"}} {
+		for _, c := range throttleCauses {
+			s = append(s, metricSpec{kind.prefix + c.metricPart + "ThrottleEvents", "Sum", perTableAndIndex,
+				catalogue.ThrottleEventsByCauseTotal, sumCounter, []string{kind.label, c.label}})
+		}
+	}
+	s = append(s,
+		metricSpec{"ThrottledRequests", "Sum", perOperation, catalogue.ThrottledRequestsTotal, sumCounter, nil},
+		metricSpec{"SystemErrors", "Sum", perOperation, catalogue.SystemErrorsTotal, sumCounter, nil},
+		metricSpec{"SuccessfulRequestLatency", "Average", perOperation, catalogue.SuccessfulRequestLatencyAverage, millisecondsGauge, nil},
+		metricSpec{"SuccessfulRequestLatency", "p99", perOperation, catalogue.SuccessfulRequestLatencyP99, millisecondsGauge, nil},
+		metricSpec{"TimeToLiveDeletedItemCount", "Sum", perTable, catalogue.TTLDeletedItemsTotal, sumCounter, nil},
+		metricSpec{"UserErrors", "Sum", perAccount, catalogue.UserErrorsTotal, sumCounter, nil},
+	)
+	return s
+}()
+
+// operationMetrics are the CloudWatch metrics that carry an Operation
+// dimension: the operations a table has are learned from them.
+var operationMetrics = map[string]bool{"ThrottledRequests": true, "SystemErrors": true, "SuccessfulRequestLatency": true}

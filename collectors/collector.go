@@ -1,0 +1,56 @@
+// Package collectors holds one collector per AWS source. Each runs in the
+// background on its own cadence (driven by the exporter's scheduler or by a
+// replay), keeps what it learned, and hands the exporter a snapshot of
+// constant metrics: a scrape never calls AWS.
+package collectors
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Collector is one background job.
+type Collector interface {
+	// Name is the value of the collector label of the self-metrics.
+	Name() string
+	// Run does one cycle at simulated or real time now. A partial failure
+	// (one table, one region) is returned as an error joining every problem,
+	// and the collector keeps serving what it knew.
+	Run(ctx context.Context, now time.Time) error
+	// Metrics returns the collector's last snapshot.
+	Metrics() []prometheus.Metric
+}
+
+// snapshot holds the last set of metrics a collector built; reads never block.
+type snapshot struct {
+	p atomic.Pointer[[]prometheus.Metric]
+}
+
+func (s *snapshot) store(ms []prometheus.Metric) { s.p.Store(&ms) }
+
+// Metrics returns the stored metrics (nil before the first store).
+func (s *snapshot) Metrics() []prometheus.Metric {
+	if p := s.p.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// CountErrors returns how many errors err holds when it was built with
+// errors.Join (possibly nested), 1 for any other non-nil error, 0 for nil.
+func CountErrors(err error) int {
+	if err == nil {
+		return 0
+	}
+	if multi, ok := err.(interface{ Unwrap() []error }); ok {
+		n := 0
+		for _, e := range multi.Unwrap() {
+			n += CountErrors(e)
+		}
+		return n
+	}
+	return 1
+}

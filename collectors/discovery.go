@@ -1,0 +1,71 @@
+// Discovery: DynamoDB ListTables per target, filtered by name patterns.
+package collectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+)
+
+// Discovery lists the tables of every target and keeps those whose names
+// pass the include and exclude patterns. It emits no metrics of its own.
+type Discovery struct {
+	targets   []*awsclient.Target
+	filter    config.TableFilter
+	inventory *Inventory
+	logger    *slog.Logger
+}
+
+// NewDiscovery returns the discovery collector.
+func NewDiscovery(targets []*awsclient.Target, filter config.TableFilter, inv *Inventory, logger *slog.Logger) *Discovery {
+	return &Discovery{targets: targets, filter: filter, inventory: inv, logger: logger}
+}
+
+// Name implements Collector.
+func (d *Discovery) Name() string { return "discovery" }
+
+// Metrics implements Collector; discovery has none.
+func (d *Discovery) Metrics() []prometheus.Metric { return nil }
+
+// Run implements Collector. A target whose listing fails keeps its previous list.
+func (d *Discovery) Run(ctx context.Context, _ time.Time) error {
+	var errs []error
+	for _, t := range d.targets {
+		names, err := listTables(ctx, t.DynamoDB)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("listing tables in %s: %w", t.Key(), err))
+			d.logger.Warn("listing tables failed; keeping the previous list", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
+			continue
+		}
+		var kept []string
+		for _, n := range names {
+			if d.filter.SelectsName(n) {
+				kept = append(kept, n)
+			}
+		}
+		d.inventory.SetNames(t.Key(), kept)
+		d.logger.Debug("tables discovered", "account", t.Account, "region", t.Region, "listed", len(names), "kept", len(kept))
+	}
+	return errors.Join(errs...)
+}
+
+func listTables(ctx context.Context, api awsclient.DynamoDBAPI) ([]string, error) {
+	var names []string
+	p := dynamodb.NewListTablesPaginator(api, &dynamodb.ListTablesInput{})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, page.TableNames...)
+	}
+	return names, nil
+}

@@ -1,0 +1,100 @@
+package collectors
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Table is what the exporter knows about one monitored table.
+type Table struct {
+	// Name is the table name.
+	Name string
+	// Description is the last DescribeTable answer.
+	Description *types.TableDescription
+	// TTL is the last DescribeTimeToLive answer; nil if it could not be read.
+	TTL *types.TimeToLiveDescription
+	// Tags are the table's tags when tag filters are configured, else nil.
+	Tags map[string]string
+}
+
+// IndexNames returns the names of the table's global secondary indexes, sorted.
+func (t *Table) IndexNames() []string {
+	if t.Description == nil {
+		return nil
+	}
+	out := make([]string, 0, len(t.Description.GlobalSecondaryIndexes))
+	for _, g := range t.Description.GlobalSecondaryIndexes {
+		if g.IndexName != nil {
+			out = append(out, *g.IndexName)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// BillingMode returns PROVISIONED or PAY_PER_REQUEST.
+func (t *Table) BillingMode() string {
+	if t.Description != nil && t.Description.BillingModeSummary != nil && t.Description.BillingModeSummary.BillingMode != "" {
+		return string(t.Description.BillingModeSummary.BillingMode)
+	}
+	// Tables created before billing modes existed report no summary: provisioned.
+	return string(types.BillingModeProvisioned)
+}
+
+// Inventory is the shared list of tables per target (account and region):
+// discovery writes the names that pass the name filters, the table collector
+// writes the described tables that pass every filter, and the other
+// collectors read the latter.
+type Inventory struct {
+	mu     sync.RWMutex
+	names  map[string][]string
+	tables map[string][]*Table
+}
+
+// NewInventory returns an empty inventory.
+func NewInventory() *Inventory {
+	return &Inventory{names: map[string][]string{}, tables: map[string][]*Table{}}
+}
+
+// SetNames records the table names discovered for a target.
+func (i *Inventory) SetNames(target string, names []string) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.names[target] = sorted
+}
+
+// Names returns the table names discovered for a target, sorted.
+func (i *Inventory) Names(target string) []string {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.names[target]
+}
+
+// KnowsNames reports whether discovery has succeeded at least once for target.
+func (i *Inventory) KnowsNames(target string) bool {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	_, ok := i.names[target]
+	return ok
+}
+
+// SetTables records the monitored tables of a target.
+func (i *Inventory) SetTables(target string, tables []*Table) {
+	sorted := append([]*Table(nil), tables...)
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.tables[target] = sorted
+}
+
+// Tables returns the monitored tables of a target, sorted by name. The
+// tables must be treated as read-only.
+func (i *Inventory) Tables(target string) []*Table {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.tables[target]
+}

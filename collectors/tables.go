@@ -1,0 +1,201 @@
+// Table facts: DynamoDB DescribeTable, DescribeTimeToLive and, when tag
+// filters are configured, ListTagsOfResource, for every discovered table.
+package collectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+)
+
+// Tables describes every discovered table, applies the tag filters, publishes
+// the monitored tables to the inventory and emits the table facts.
+type Tables struct {
+	targets     []*awsclient.Target
+	filter      config.TableFilter
+	inventory   *Inventory
+	concurrency int
+	logger      *slog.Logger
+	snap        snapshot
+}
+
+// NewTables returns the table-facts collector.
+func NewTables(targets []*awsclient.Target, filter config.TableFilter, inv *Inventory, concurrency int, logger *slog.Logger) *Tables {
+	if concurrency < 1 {
+		concurrency = 1
+	}
+	return &Tables{targets: targets, filter: filter, inventory: inv, concurrency: concurrency, logger: logger}
+}
+
+// Name implements Collector.
+func (c *Tables) Name() string { return "tables" }
+
+// Metrics implements Collector.
+func (c *Tables) Metrics() []prometheus.Metric { return c.snap.Metrics() }
+
+// Run implements Collector. A table that cannot be described keeps its last
+// known description; a table that no longer exists is dropped.
+func (c *Tables) Run(ctx context.Context, _ time.Time) error {
+	var errs []error
+	var ms []prometheus.Metric
+	for _, t := range c.targets {
+		if !c.inventory.KnowsNames(t.Key()) {
+			// Discovery has never succeeded here; its own error says why.
+			continue
+		}
+		previous := map[string]*Table{}
+		for _, tb := range c.inventory.Tables(t.Key()) {
+			previous[tb.Name] = tb
+		}
+		tables, err := c.describeAll(ctx, t, c.inventory.Names(t.Key()), previous)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.inventory.SetTables(t.Key(), tables)
+		ms = append(ms, catalogue.MustMetric(catalogue.ExporterTables, float64(len(tables)), t.Account, t.Region))
+		for _, tb := range tables {
+			ms = append(ms, tableMetrics(t, tb)...)
+		}
+	}
+	c.snap.store(ms)
+	return errors.Join(errs...)
+}
+
+func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []string, previous map[string]*Table) ([]*Table, error) {
+	var (
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+		errs   []error
+		tables []*Table
+		sem    = make(chan struct{}, c.concurrency)
+	)
+	for _, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			tb, gone, err := c.describe(ctx, t, name)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case gone:
+				c.logger.Info("table no longer exists; dropping its series", "account", t.Account, "region", t.Region, "table", name)
+			case err != nil:
+				errs = append(errs, err)
+				c.logger.Warn("describing table failed; keeping what was known", "account", t.Account, "region", t.Region, "table", name, "error_code", awsclient.ErrorCode(err), "err", err)
+				if old, ok := previous[name]; ok {
+					tables = append(tables, old)
+				}
+			case c.filter.Selects(name, tb.Tags):
+				tables = append(tables, tb)
+			}
+		}()
+	}
+	wg.Wait()
+	return tables, errors.Join(errs...)
+}
+
+// describe reads one table. gone is true when the table does not exist any more.
+func (c *Tables) describe(ctx context.Context, t *awsclient.Target, name string) (tb *Table, gone bool, err error) {
+	out, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		var nf *types.ResourceNotFoundException
+		if errors.As(err, &nf) {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("describing table %s in %s: %w", name, t.Key(), err)
+	}
+	tb = &Table{Name: name, Description: out.Table}
+	ttl, err := t.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+	if err != nil {
+		var nf *types.ResourceNotFoundException
+		if errors.As(err, &nf) {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("describing time to live of table %s in %s: %w", name, t.Key(), err)
+	}
+	tb.TTL = ttl.TimeToLiveDescription
+	if c.filter.NeedsTags() && out.Table.TableArn != nil {
+		tags := map[string]string{}
+		p := &dynamodb.ListTagsOfResourceInput{ResourceArn: out.Table.TableArn}
+		for {
+			page, err := t.DynamoDB.ListTagsOfResource(ctx, p)
+			if err != nil {
+				return nil, false, fmt.Errorf("listing tags of table %s in %s: %w", name, t.Key(), err)
+			}
+			for _, tag := range page.Tags {
+				tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+			}
+			if page.NextToken == nil {
+				break
+			}
+			p.NextToken = page.NextToken
+		}
+		tb.Tags = tags
+	}
+	return tb, false, nil
+}
+
+func tableMetrics(t *awsclient.Target, tb *Table) []prometheus.Metric {
+	d := tb.Description
+	acct, region, name := t.Account, t.Region, tb.Name
+	class := string(types.TableClassStandard)
+	if d.TableClassSummary != nil && d.TableClassSummary.TableClass != "" {
+		class = string(d.TableClassSummary.TableClass)
+	}
+	ms := []prometheus.Metric{
+		catalogue.MustMetric(catalogue.TableInfo, 1, acct, region, name, tb.BillingMode(), class, string(d.TableStatus)),
+	}
+	if tb.TTL != nil {
+		ms = append(ms, catalogue.MustMetric(catalogue.TableTTLInfo, 1, acct, region, name,
+			string(tb.TTL.TimeToLiveStatus), aws.ToString(tb.TTL.AttributeName)))
+	}
+	if d.BillingModeSummary != nil && d.BillingModeSummary.LastUpdateToPayPerRequestDateTime != nil {
+		ms = append(ms, catalogue.MustMetric(catalogue.LastSwitchToOnDemandTimestamp,
+			unixSeconds(*d.BillingModeSummary.LastUpdateToPayPerRequestDateTime), acct, region, name))
+	}
+	provisioned := tb.BillingMode() == string(types.BillingModeProvisioned)
+	add := func(index string, items, size *int64, pt *types.ProvisionedThroughputDescription, od *types.OnDemandThroughput) {
+		if items != nil {
+			ms = append(ms, catalogue.MustMetric(catalogue.Items, float64(*items), acct, region, name, index))
+		}
+		if size != nil {
+			ms = append(ms, catalogue.MustMetric(catalogue.SizeBytes, float64(*size), acct, region, name, index))
+		}
+		if provisioned && pt != nil {
+			ms = append(ms,
+				catalogue.MustMetric(catalogue.ProvisionedReadCapacityUnits, float64(aws.ToInt64(pt.ReadCapacityUnits)), acct, region, name, index),
+				catalogue.MustMetric(catalogue.ProvisionedWriteCapacityUnits, float64(aws.ToInt64(pt.WriteCapacityUnits)), acct, region, name, index),
+				catalogue.MustMetric(catalogue.ProvisionedDecreasesToday, float64(aws.ToInt64(pt.NumberOfDecreasesToday)), acct, region, name, index),
+			)
+		}
+		if od != nil {
+			if v := aws.ToInt64(od.MaxReadRequestUnits); v > 0 {
+				ms = append(ms, catalogue.MustMetric(catalogue.OnDemandMaxReadRequestUnits, float64(v), acct, region, name, index))
+			}
+			if v := aws.ToInt64(od.MaxWriteRequestUnits); v > 0 {
+				ms = append(ms, catalogue.MustMetric(catalogue.OnDemandMaxWriteRequestUnits, float64(v), acct, region, name, index))
+			}
+		}
+	}
+	add("", d.ItemCount, d.TableSizeBytes, d.ProvisionedThroughput, d.OnDemandThroughput)
+	for _, g := range d.GlobalSecondaryIndexes {
+		add(aws.ToString(g.IndexName), g.ItemCount, g.IndexSizeBytes, g.ProvisionedThroughput, g.OnDemandThroughput)
+	}
+	return ms
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

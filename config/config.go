@@ -1,0 +1,339 @@
+// Package config reads and validates the exporter's YAML configuration file.
+// Every error names the offending key (as a dotted path) and its line, and an
+// unknown key is an error: a typo must never be silently ignored.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	// Accounts to monitor; each is polled in each of its regions.
+	Accounts []Account `yaml:"accounts"`
+	// Tables filters which tables are monitored.
+	Tables TableFilter `yaml:"tables"`
+	// Collectors sets each collector's cadence.
+	Collectors Collectors `yaml:"collectors"`
+	// AWS holds settings shared by every AWS client.
+	AWS AWS `yaml:"aws"`
+}
+
+// Account is one AWS account, reached with the default credential chain or
+// with a role assumed through STS.
+type Account struct {
+	// Name is the value of the account label on every series.
+	Name string `yaml:"name"`
+	// RoleARN is an optional IAM role to assume for this account.
+	RoleARN string `yaml:"role_arn"`
+	// ExternalID is passed to AssumeRole when set.
+	ExternalID string `yaml:"external_id"`
+	// Regions to poll, e.g. us-east-1.
+	Regions []string `yaml:"regions"`
+}
+
+// TableFilter selects tables by name and tags. A table is monitored when its
+// name matches any include pattern (all tables when there is none), matches no
+// exclude pattern, and carries every tag in Tags with a value matching its
+// pattern. Patterns are RE2 regular expressions matched against the whole name.
+type TableFilter struct {
+	Include []Regexp          `yaml:"include"`
+	Exclude []Regexp          `yaml:"exclude"`
+	Tags    map[string]Regexp `yaml:"tags"`
+}
+
+// Collectors holds the settings of each background collector.
+type Collectors struct {
+	Discovery   Interval   `yaml:"discovery"`
+	Tables      Interval   `yaml:"tables"`
+	AutoScaling Toggle     `yaml:"autoscaling"`
+	CloudWatch  CloudWatch `yaml:"cloudwatch"`
+}
+
+// Interval is a collector that only has a cadence.
+type Interval struct {
+	Interval Duration `yaml:"interval"`
+}
+
+// Toggle is a collector with a cadence that can be switched off.
+type Toggle struct {
+	Enabled  *bool    `yaml:"enabled"`
+	Interval Duration `yaml:"interval"`
+}
+
+// On reports whether the collector is enabled (the default).
+func (t Toggle) On() bool { return t.Enabled == nil || *t.Enabled }
+
+// CloudWatch configures the CloudWatch collector.
+type CloudWatch struct {
+	Enabled *bool `yaml:"enabled"`
+	// Interval between GetMetricData cycles. Each cycle requests every
+	// queried series once, whatever the number of minutes it fetches, so a
+	// longer interval costs proportionally less and loses no counter data.
+	Interval Duration `yaml:"interval"`
+	// Delay is how far behind now a minute must be before it is read, because
+	// CloudWatch publishes DynamoDB data late and may revise it.
+	Delay Duration `yaml:"delay"`
+	// MaxCatchUp bounds how many minutes a cycle fetches after failures.
+	MaxCatchUp Duration `yaml:"max_catch_up"`
+}
+
+// On reports whether the collector is enabled (the default).
+func (c CloudWatch) On() bool { return c.Enabled == nil || *c.Enabled }
+
+// AWS holds client settings.
+type AWS struct {
+	// Concurrency bounds the AWS calls in flight per account and region.
+	Concurrency int `yaml:"concurrency"`
+	// Endpoints overrides service endpoints (LocalStack, tests, the simulator).
+	Endpoints Endpoints `yaml:"endpoints"`
+}
+
+// Endpoints are per-service endpoint URLs; empty means the SDK's default
+// resolution, which also honours AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE>.
+type Endpoints struct {
+	DynamoDB               string `yaml:"dynamodb"`
+	CloudWatch             string `yaml:"cloudwatch"`
+	ApplicationAutoScaling string `yaml:"application_autoscaling"`
+	STS                    string `yaml:"sts"`
+}
+
+// Defaults used for every setting the file leaves out.
+const (
+	DefaultAccountName         = "default"
+	DefaultDiscoveryInterval   = 5 * time.Minute
+	DefaultTablesInterval      = 5 * time.Minute
+	DefaultAutoScalingInterval = 5 * time.Minute
+	DefaultCloudWatchInterval  = time.Minute
+	DefaultCloudWatchDelay     = 3 * time.Minute
+	DefaultMaxCatchUp          = 15 * time.Minute
+	DefaultConcurrency         = 4
+)
+
+// Duration is a time.Duration written as in Prometheus ("90s", "5m", "1h30m", "1d").
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Regexp is a compiled, fully anchored regular expression that remembers its source.
+type Regexp struct {
+	*regexp.Regexp
+	Source string
+}
+
+// MatchString reports whether the whole of s matches.
+func (r Regexp) MatchString(s string) bool { return r.Regexp != nil && r.Regexp.MatchString(s) }
+
+// Default returns the configuration used when no file is given.
+func Default() *Config {
+	c := &Config{}
+	c.applyDefaults()
+	return c
+}
+
+// Load reads and validates the file at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config file: %w", err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse parses and validates a configuration document.
+func Parse(data []byte) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %w", err)
+	}
+	c := &Config{}
+	if len(root.Content) > 0 {
+		if err := decode(root.Content[0], c); err != nil {
+			return nil, err
+		}
+		// A second document in the file is ignored by the walker; refuse it.
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		var first, second yaml.Node
+		_ = dec.Decode(&first)
+		if err := dec.Decode(&second); err == nil {
+			return nil, errors.New("the file holds more than one YAML document")
+		}
+	}
+	c.applyDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) applyDefaults() {
+	if len(c.Accounts) == 0 {
+		c.Accounts = []Account{{}}
+	}
+	for i := range c.Accounts {
+		if c.Accounts[i].Name == "" {
+			c.Accounts[i].Name = DefaultAccountName
+		}
+	}
+	setDefault(&c.Collectors.Discovery.Interval, DefaultDiscoveryInterval)
+	setDefault(&c.Collectors.Tables.Interval, DefaultTablesInterval)
+	setDefault(&c.Collectors.AutoScaling.Interval, DefaultAutoScalingInterval)
+	setDefault(&c.Collectors.CloudWatch.Interval, DefaultCloudWatchInterval)
+	setDefault(&c.Collectors.CloudWatch.Delay, DefaultCloudWatchDelay)
+	setDefault(&c.Collectors.CloudWatch.MaxCatchUp, DefaultMaxCatchUp)
+	if c.AWS.Concurrency == 0 {
+		c.AWS.Concurrency = DefaultConcurrency
+	}
+}
+
+func setDefault(d *Duration, v time.Duration) {
+	if *d == 0 {
+		*d = Duration(v)
+	}
+}
+
+var (
+	accountNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	regionRE      = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d+$`)
+	roleARNRE     = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/.+$`)
+)
+
+func (c *Config) validate() error {
+	names := map[string]bool{}
+	for i, a := range c.Accounts {
+		key := fmt.Sprintf("accounts[%d]", i)
+		if !accountNameRE.MatchString(a.Name) {
+			return fmt.Errorf("%s.name: %q is not a valid account name (letters, digits, '_', '.', '-')", key, a.Name)
+		}
+		if names[a.Name] {
+			return fmt.Errorf("%s.name: %q is used by two accounts; names must be unique", key, a.Name)
+		}
+		names[a.Name] = true
+		if a.RoleARN != "" && !roleARNRE.MatchString(a.RoleARN) {
+			return fmt.Errorf("%s.role_arn: %q is not an IAM role ARN (arn:aws:iam::123456789012:role/NAME)", key, a.RoleARN)
+		}
+		if a.ExternalID != "" && a.RoleARN == "" {
+			return fmt.Errorf("%s.external_id: set without role_arn", key)
+		}
+		seen := map[string]bool{}
+		for j, r := range a.Regions {
+			if !regionRE.MatchString(r) {
+				return fmt.Errorf("%s.regions[%d]: %q is not an AWS region name (e.g. us-east-1)", key, j, r)
+			}
+			if seen[r] {
+				return fmt.Errorf("%s.regions[%d]: region %q is listed twice", key, j, r)
+			}
+			seen[r] = true
+		}
+	}
+	for k := range c.Tables.Tags {
+		if k == "" {
+			return errors.New("tables.tags: empty tag key")
+		}
+	}
+	positive := []struct {
+		key string
+		d   Duration
+	}{
+		{"collectors.discovery.interval", c.Collectors.Discovery.Interval},
+		{"collectors.tables.interval", c.Collectors.Tables.Interval},
+		{"collectors.autoscaling.interval", c.Collectors.AutoScaling.Interval},
+		{"collectors.cloudwatch.interval", c.Collectors.CloudWatch.Interval},
+		{"collectors.cloudwatch.delay", c.Collectors.CloudWatch.Delay},
+		{"collectors.cloudwatch.max_catch_up", c.Collectors.CloudWatch.MaxCatchUp},
+	}
+	for _, p := range positive {
+		if p.d < 0 {
+			return fmt.Errorf("%s: must not be negative, got %s", p.key, p.d.D())
+		}
+	}
+	cw := c.Collectors.CloudWatch
+	if cw.Interval.D() < time.Minute || cw.Interval.D()%time.Minute != 0 {
+		return fmt.Errorf("collectors.cloudwatch.interval: must be a whole number of minutes, at least 1m (CloudWatch keeps DynamoDB metrics per minute), got %s", cw.Interval.D())
+	}
+	if cw.MaxCatchUp.D() < cw.Interval.D() {
+		return fmt.Errorf("collectors.cloudwatch.max_catch_up: %s is shorter than collectors.cloudwatch.interval %s", cw.MaxCatchUp.D(), cw.Interval.D())
+	}
+	if cw.MaxCatchUp.D() > 3*time.Hour {
+		return fmt.Errorf("collectors.cloudwatch.max_catch_up: %s is longer than 3h, the window in which ListMetrics can prove a series was quiet", cw.MaxCatchUp.D())
+	}
+	for _, p := range []struct {
+		key string
+		d   Duration
+	}{
+		{"collectors.discovery.interval", c.Collectors.Discovery.Interval},
+		{"collectors.tables.interval", c.Collectors.Tables.Interval},
+		{"collectors.autoscaling.interval", c.Collectors.AutoScaling.Interval},
+	} {
+		if p.d.D() < 10*time.Second {
+			return fmt.Errorf("%s: %s is too short; use at least 10s", p.key, p.d.D())
+		}
+	}
+	if c.AWS.Concurrency < 1 || c.AWS.Concurrency > 64 {
+		return fmt.Errorf("aws.concurrency: must be between 1 and 64, got %d", c.AWS.Concurrency)
+	}
+	for _, e := range []struct{ key, url string }{
+		{"aws.endpoints.dynamodb", c.AWS.Endpoints.DynamoDB},
+		{"aws.endpoints.cloudwatch", c.AWS.Endpoints.CloudWatch},
+		{"aws.endpoints.application_autoscaling", c.AWS.Endpoints.ApplicationAutoScaling},
+		{"aws.endpoints.sts", c.AWS.Endpoints.STS},
+	} {
+		if err := checkURL(e.url); err != nil {
+			return fmt.Errorf("%s: %w", e.key, err)
+		}
+	}
+	return nil
+}
+
+// Selects reports whether a table with the given name and tags passes the
+// filters. tags may be nil when the tags are not known yet; then only names
+// are checked and NeedsTags tells whether the caller must fetch them.
+func (f TableFilter) Selects(name string, tags map[string]string) bool {
+	if !f.SelectsName(name) {
+		return false
+	}
+	for k, re := range f.Tags {
+		v, ok := tags[k]
+		if !ok || !re.MatchString(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// SelectsName applies only the include and exclude patterns.
+func (f TableFilter) SelectsName(name string) bool {
+	if len(f.Include) > 0 {
+		in := false
+		for _, re := range f.Include {
+			if re.MatchString(name) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	for _, re := range f.Exclude {
+		if re.MatchString(name) {
+			return false
+		}
+	}
+	return true
+}
+
+// NeedsTags reports whether tag filters are configured.
+func (f TableFilter) NeedsTags() bool { return len(f.Tags) > 0 }

@@ -1,0 +1,134 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBadConfigsNameTheKey(t *testing.T) {
+	want := map[string]string{
+		"unknown-key.bad.yml":    `collectors.cloudwatch.intervall (line 3): unknown key "intervall"; known keys here: delay, enabled, interval, max_catch_up`,
+		"bad-duration.bad.yml":   `collectors.tables.interval (line 3): invalid duration "5x"`,
+		"bad-regex.bad.yml":      `tables.include[1] (line 2): invalid regular expression "(unclosed"`,
+		"bad-region.bad.yml":     `accounts[0].regions[1]: "moon-1" is not an AWS region name`,
+		"short-interval.bad.yml": `collectors.cloudwatch.interval: must be a whole number of minutes, at least 1m`,
+		"bad-role.bad.yml":       `accounts[0].role_arn: "admin" is not an IAM role ARN`,
+		"dup-account.bad.yml":    `accounts[1].name: "a" is used by two accounts`,
+		"bad-bool.bad.yml":       `collectors.autoscaling.enabled (line 3): expected true or false, got "maybe"`,
+		"bad-endpoint.bad.yml":   `aws.endpoints.cloudwatch: "localhost:4566" is not an http(s) URL`,
+	}
+	files, err := filepath.Glob("testdata/*.bad.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(want) {
+		t.Fatalf("found %d bad fixtures, expected %d", len(files), len(want))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			_, err := Load(f)
+			if err == nil {
+				t.Fatal("Load accepted a bad config")
+			}
+			w, ok := want[filepath.Base(f)]
+			if !ok {
+				t.Fatalf("no expectation for %s", f)
+			}
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error\n  %v\ndoes not contain\n  %s", err, w)
+			}
+			if !strings.Contains(err.Error(), f) {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+func TestExampleConfig(t *testing.T) {
+	c, err := Load("../examples/config.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Accounts) != 2 || c.Accounts[1].RoleARN == "" || len(c.Accounts[0].Regions) != 2 {
+		t.Errorf("accounts not parsed: %+v", c.Accounts)
+	}
+	if got := c.Collectors.CloudWatch.Delay.D(); got != 3*time.Minute {
+		t.Errorf("cloudwatch delay = %s", got)
+	}
+	f := c.Tables
+	cases := []struct {
+		name string
+		tags map[string]string
+		want bool
+	}{
+		{"orders", map[string]string{"env": "prod"}, true},
+		{"orders-eu", map[string]string{"env": "staging"}, true},
+		{"orders-tmp", map[string]string{"env": "prod"}, false}, // excluded
+		{"sessions", map[string]string{"env": "dev"}, false},    // tag value does not match
+		{"sessions", nil, false},                                // tag missing
+		{"xorders", map[string]string{"env": "prod"}, false},    // include is anchored
+		{"sessions2", map[string]string{"env": "prod"}, false},  // include is anchored
+		{"sessions", map[string]string{"env": "prod", "a": "b"}, true},
+	}
+	for _, tc := range cases {
+		if got := f.Selects(tc.name, tc.tags); got != tc.want {
+			t.Errorf("Selects(%q, %v) = %v, want %v", tc.name, tc.tags, got, tc.want)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	for _, c := range []*Config{Default(), mustParse(t, "")} {
+		if len(c.Accounts) != 1 || c.Accounts[0].Name != DefaultAccountName {
+			t.Errorf("default account = %+v", c.Accounts)
+		}
+		if c.Collectors.CloudWatch.Interval.D() != time.Minute || !c.Collectors.CloudWatch.On() || !c.Collectors.AutoScaling.On() {
+			t.Errorf("cloudwatch defaults wrong: %+v", c.Collectors.CloudWatch)
+		}
+		if c.AWS.Concurrency != DefaultConcurrency {
+			t.Errorf("concurrency = %d", c.AWS.Concurrency)
+		}
+		if !c.Tables.Selects("anything", nil) {
+			t.Error("default filter must select every table")
+		}
+	}
+	c := mustParse(t, "collectors:\n  cloudwatch:\n    enabled: false\n    interval: 5m\n")
+	if c.Collectors.CloudWatch.On() || c.Collectors.CloudWatch.Interval.D() != 5*time.Minute {
+		t.Errorf("cloudwatch settings not applied: %+v", c.Collectors.CloudWatch)
+	}
+}
+
+func TestMultipleDocumentsRefused(t *testing.T) {
+	if _, err := Parse([]byte("aws:\n  concurrency: 2\n---\naws:\n  concurrency: 3\n")); err == nil || !strings.Contains(err.Error(), "more than one YAML document") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yml"))
+	if err == nil || !os.IsNotExist(unwrapAll(err)) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func mustParse(t *testing.T, s string) *Config {
+	t.Helper()
+	c, err := Parse([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,107 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+)
+
+// App is a fully wired exporter: targets, collectors, scheduler and registry.
+type App struct {
+	Config     *config.Config
+	Targets    []*awsclient.Target
+	Inventory  *collectors.Inventory
+	CloudWatch *collectors.CloudWatch
+	Scheduler  *Scheduler
+	Self       *SelfMetrics
+	Registry   *prometheus.Registry
+}
+
+// Options tune Build.
+type Options struct {
+	// Clock is the time source; nil means the wall clock.
+	Clock clock.Clock
+	// AWS tunes the AWS clients (endpoints from the config are applied on top).
+	AWS awsclient.Options
+	// RuntimeMetrics adds the Go and process collectors to the registry.
+	RuntimeMetrics bool
+	// Logger receives the collectors' logs.
+	Logger *slog.Logger
+}
+
+// Build wires an exporter from a validated configuration.
+func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	self := NewSelfMetrics()
+	awsOpts := opts.AWS
+	awsOpts.Recorder = self
+	mergeEndpoints(&awsOpts.Endpoints, cfg.AWS.Endpoints)
+	targets, err := awsclient.NewTargets(ctx, cfg, awsOpts)
+	if err != nil {
+		return nil, fmt.Errorf("building AWS clients: %w", err)
+	}
+	inv := collectors.NewInventory()
+	log := opts.Logger
+	discovery := collectors.NewDiscovery(targets, cfg.Tables, inv, log.With("collector", "discovery"))
+	tables := collectors.NewTables(targets, cfg.Tables, inv, cfg.AWS.Concurrency, log.With("collector", "tables"))
+	jobs := []Job{
+		{discovery, cfg.Collectors.Discovery.Interval.D()},
+		{tables, cfg.Collectors.Tables.Interval.D()},
+	}
+	if cfg.Collectors.AutoScaling.On() {
+		jobs = append(jobs, Job{collectors.NewAutoScaling(targets, inv, log.With("collector", "autoscaling")), cfg.Collectors.AutoScaling.Interval.D()})
+	}
+	cw := collectors.NewCloudWatch(targets, inv, collectors.CloudWatchSettings{
+		Interval:   cfg.Collectors.CloudWatch.Interval.D(),
+		Delay:      cfg.Collectors.CloudWatch.Delay.D(),
+		MaxCatchUp: cfg.Collectors.CloudWatch.MaxCatchUp.D(),
+	}, log.With("collector", "cloudwatch"))
+	if cfg.Collectors.CloudWatch.On() {
+		jobs = append(jobs, Job{cw, cfg.Collectors.CloudWatch.Interval.D()})
+	}
+	cs := make([]collectors.Collector, len(jobs))
+	for i, j := range jobs {
+		cs[i] = j.Collector
+	}
+	reg, err := NewRegistry(New(cs, self), opts.RuntimeMetrics)
+	if err != nil {
+		return nil, fmt.Errorf("registering collectors: %w", err)
+	}
+	return &App{
+		Config:     cfg,
+		Targets:    targets,
+		Inventory:  inv,
+		CloudWatch: cw,
+		Scheduler:  NewScheduler(jobs, opts.Clock, self, log),
+		Self:       self,
+		Registry:   reg,
+	}, nil
+}
+
+// mergeEndpoints fills empty endpoints in dst from src.
+func mergeEndpoints(dst *config.Endpoints, src config.Endpoints) {
+	if dst.DynamoDB == "" {
+		dst.DynamoDB = src.DynamoDB
+	}
+	if dst.CloudWatch == "" {
+		dst.CloudWatch = src.CloudWatch
+	}
+	if dst.ApplicationAutoScaling == "" {
+		dst.ApplicationAutoScaling = src.ApplicationAutoScaling
+	}
+	if dst.STS == "" {
+		dst.STS = src.STS
+	}
+}

@@ -1,0 +1,362 @@
+package exporter_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+)
+
+func TestDiscoveryFiltersByNameTagAndRegion(t *testing.T) {
+	h := newHarness(t, `
+accounts:
+  - name: prod
+    regions: [us-east-1, eu-west-1]
+tables:
+  include: ["orders.*", "sessions"]
+  exclude: [".*-tmp"]
+  tags: {env: prod}
+`, func(sim *awssim.Server) {
+		mustPut(sim, "us-east-1", tagged(provisioned("orders", 10, 5), "env", "prod"))
+		mustPut(sim, "us-east-1", tagged(provisioned("orders-tmp", 10, 5), "env", "prod"))
+		mustPut(sim, "us-east-1", tagged(provisioned("orders-staging", 10, 5), "env", "staging"))
+		mustPut(sim, "us-east-1", tagged(provisioned("sessions", 10, 5), "env", "prod", "team", "web"))
+		mustPut(sim, "us-east-1", tagged(provisioned("audit", 10, 5), "env", "prod"))
+		mustPut(sim, "us-east-1", provisioned("sessions-untagged", 10, 5))
+		mustPut(sim, "eu-west-1", tagged(provisioned("orders-eu", 10, 5), "env", "prod"))
+	})
+	h.cycle()
+	body := h.scrape()
+	got := series(t, body, catalogue.TableInfo)
+	want := []string{
+		"account=prod,billing_mode=PROVISIONED,region=eu-west-1,status=ACTIVE,table=orders-eu,table_class=STANDARD",
+		"account=prod,billing_mode=PROVISIONED,region=us-east-1,status=ACTIVE,table=orders,table_class=STANDARD",
+		"account=prod,billing_mode=PROVISIONED,region=us-east-1,status=ACTIVE,table=sessions,table_class=STANDARD",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("table_info series:\n got %q\nwant %q", got, want)
+	}
+	if v := mustValue(t, body, catalogue.ExporterTables, map[string]string{"region": "us-east-1"}); v != 2 {
+		t.Errorf("tables monitored in us-east-1 = %v, want 2", v)
+	}
+	if v := mustValue(t, body, catalogue.ExporterTables, map[string]string{"region": "eu-west-1"}); v != 1 {
+		t.Errorf("tables monitored in eu-west-1 = %v, want 1", v)
+	}
+	// Tags are only read for tables whose names pass the filters.
+	if n := h.sim.RequestCount(awssim.ServiceDynamoDB, "ListTagsOfResource"); n != 4 {
+		t.Errorf("ListTagsOfResource calls = %d, want 4 (orders, orders-staging, sessions, sessions-untagged... minus excluded)", n)
+	}
+}
+
+func TestCloudWatchBatchesOnlyListedSeries(t *testing.T) {
+	// 100 tables with 2 GSIs each; consumed and throttle events exist for
+	// the table and both indexes: 100 x 3 x 4 = 1,200 listed series.
+	minute := start.Add(-4 * time.Minute).Truncate(time.Minute)
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		for i := range 100 {
+			name := tableName(i)
+			mustPut(sim, "us-east-1", provisioned(name, 100, 50, "gsi-a", "gsi-b"))
+			for _, idx := range []string{"", "gsi-a", "gsi-b"} {
+				for _, m := range []string{"ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents"} {
+					dims := []string{"TableName", name}
+					if idx != "" {
+						dims = append(dims, "GlobalSecondaryIndexName", idx)
+					}
+					putSum(sim, "us-east-1", metric(m, dims...), minute, 60)
+				}
+			}
+		}
+	})
+	h.cycle()
+	var sizes []int
+	for _, r := range h.sim.Requests() {
+		if r.Operation == "GetMetricData" {
+			sizes = append(sizes, r.Queries)
+		}
+	}
+	slices.Sort(sizes)
+	if !slices.Equal(sizes, []int{200, 500, 500}) {
+		t.Errorf("GetMetricData request sizes = %v, want [200 500 500]", sizes)
+	}
+	body := h.scrape()
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 1200 {
+		t.Errorf("metrics requested = %v, want 1200", v)
+	}
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 1200 {
+		t.Errorf("queried series = %v, want 1200", v)
+	}
+	// Not listed, so proven zero without a request: 8 cause-specific throttle
+	// metrics x 3 x 100, TTL deletions x 100, UserErrors x 1.
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 2501 {
+		t.Errorf("proven-zero series = %v, want 2501", v)
+	}
+	if v := mustValue(t, body, catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "t-042", "index": "gsi-b"}); v != 1 {
+		t.Errorf("consumed read on t-042/gsi-b = %v, want 1 (60 units in a minute)", v)
+	}
+	if v := mustValue(t, body, catalogue.ThrottleEventsByCauseTotal, map[string]string{"table": "t-042", "index": "", "kind": "write", "cause": "key_range_throughput"}); v != 0 {
+		t.Errorf("proven-zero counter = %v, want 0", v)
+	}
+}
+
+func tableName(i int) string {
+	return "t-" + string(rune('0'+i/100)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+}
+
+func TestCloudWatchValuesDimensionsAndCounters(t *testing.T) {
+	m1 := start.Add(-4 * time.Minute).Truncate(time.Minute) // 11:56, read by the first cycle
+	m2 := m1.Add(time.Minute)
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		tb := provisioned("orders", 100, 50, "by-customer")
+		tb.TTL = awssim.TimeToLive{Status: awssim.TTLEnabled, AttributeName: "expires_at"}
+		mustPut(sim, "us-east-1", tb)
+		r := "us-east-1"
+		putSum(sim, r, metric("ConsumedReadCapacityUnits", "TableName", "orders"), m1, 600)
+		putSum(sim, r, metric("ConsumedReadCapacityUnits", "TableName", "orders", "GlobalSecondaryIndexName", "by-customer"), m1, 120)
+		putSum(sim, r, metric("ReadThrottleEvents", "TableName", "orders", "GlobalSecondaryIndexName", "by-customer"), m1, 5)
+		putSum(sim, r, metric("ReadKeyRangeThroughputThrottleEvents", "TableName", "orders"), m1, 3)
+		putSum(sim, r, metric("ThrottledRequests", "TableName", "orders", "Operation", "Query"), m1, 4)
+		putSum(sim, r, metric("SystemErrors", "TableName", "orders", "Operation", "PutItem"), m1, 1)
+		putSum(sim, r, metric("TimeToLiveDeletedItemCount", "TableName", "orders"), m1, 42)
+		putSum(sim, r, metric("UserErrors"), m1, 7)
+		sim.Metrics().Put(r, metric("SuccessfulRequestLatency", "TableName", "orders", "Operation", "GetItem"),
+			awssim.Datapoint{Time: m1, Sum: 50, SampleCount: 10, Minimum: 2, Maximum: 60, Percentiles: map[string]float64{"p99": 48}})
+	})
+	h.cycle()
+	body := h.scrape()
+	checks := []struct {
+		family string
+		labels map[string]string
+		want   float64
+	}{
+		{catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": ""}, 10},
+		{catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": "by-customer"}, 2},
+		{catalogue.ConsumedWriteCapacityUnits, map[string]string{"table": "orders", "index": ""}, 0}, // proven zero
+		{catalogue.ThrottleEventsTotal, map[string]string{"table": "orders", "index": "by-customer", "kind": "read"}, 5},
+		{catalogue.ThrottleEventsTotal, map[string]string{"table": "orders", "index": "", "kind": "read"}, 0},
+		{catalogue.ThrottleEventsByCauseTotal, map[string]string{"table": "orders", "index": "", "kind": "read", "cause": "key_range_throughput"}, 3},
+		{catalogue.ThrottledRequestsTotal, map[string]string{"table": "orders", "operation": "Query"}, 4},
+		{catalogue.ThrottledRequestsTotal, map[string]string{"table": "orders", "operation": "GetItem"}, 0}, // operation known from latency
+		{catalogue.SystemErrorsTotal, map[string]string{"table": "orders", "operation": "PutItem"}, 1},
+		{catalogue.TTLDeletedItemsTotal, map[string]string{"table": "orders"}, 42},
+		{catalogue.UserErrorsTotal, map[string]string{"region": "us-east-1"}, 7},
+		{catalogue.SuccessfulRequestLatencyAverage, map[string]string{"table": "orders", "operation": "GetItem"}, 0.005},
+		{catalogue.SuccessfulRequestLatencyP99, map[string]string{"table": "orders", "operation": "GetItem"}, 0.048},
+	}
+	for _, c := range checks {
+		if got := mustValue(t, body, c.family, c.labels); !near(got, c.want) {
+			t.Errorf("%s%v = %v, want %v", c.family, c.labels, got, c.want)
+		}
+	}
+	if _, ok := value(t, body, catalogue.SuccessfulRequestLatencyAverage, map[string]string{"operation": "Query"}); ok {
+		t.Error("latency emitted for an operation with no latency data")
+	}
+
+	// Next minute: counters add, gauges move, a minute without consumed
+	// data reads 0.
+	r := "us-east-1"
+	putSum(h.sim, r, metric("ReadThrottleEvents", "TableName", "orders", "GlobalSecondaryIndexName", "by-customer"), m2, 2)
+	putSum(h.sim, r, metric("ConsumedReadCapacityUnits", "TableName", "orders"), m2, 300)
+	putSum(h.sim, r, metric("UserErrors"), m2, 1)
+	h.clk.Advance(time.Minute)
+	h.cycle()
+	body = h.scrape()
+	if got := mustValue(t, body, catalogue.ThrottleEventsTotal, map[string]string{"table": "orders", "index": "by-customer", "kind": "read"}); got != 7 {
+		t.Errorf("throttle counter after two minutes = %v, want 7", got)
+	}
+	if got := mustValue(t, body, catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": ""}); got != 5 {
+		t.Errorf("consumed read after second minute = %v, want 5", got)
+	}
+	if got := mustValue(t, body, catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": "by-customer"}); got != 0 {
+		t.Errorf("consumed read on GSI with no point in the minute = %v, want 0", got)
+	}
+	if got := mustValue(t, body, catalogue.UserErrorsTotal, nil); got != 8 {
+		t.Errorf("user errors = %v, want 8", got)
+	}
+	if got := mustValue(t, body, catalogue.TTLDeletedItemsTotal, map[string]string{"table": "orders"}); got != 42 {
+		t.Errorf("TTL deletions = %v, want 42 (no new minute)", got)
+	}
+}
+
+func near(a, b float64) bool {
+	d := a - b
+	return d < 1e-9 && d > -1e-9
+}
+
+func TestCatchUpAfterCloudWatchFailure(t *testing.T) {
+	m1 := start.Add(-4 * time.Minute).Truncate(time.Minute)
+	events := metric("WriteThrottleEvents", "TableName", "orders")
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		mustPut(sim, "us-east-1", provisioned("orders", 10, 5))
+		putSum(sim, "us-east-1", events, m1, 1)
+	})
+	h.cycle()
+	// The second cycle's GetMetricData is throttled: nothing is ingested.
+	putSum(h.sim, "us-east-1", events, m1.Add(time.Minute), 10)
+	h.sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Error: awssim.ErrThrottling, Times: 1})
+	h.clk.Advance(time.Minute)
+	h.cycle()
+	body := h.scrape()
+	labels := map[string]string{"table": "orders", "index": "", "kind": "write"}
+	if got := mustValue(t, body, catalogue.ThrottleEventsTotal, labels); got != 1 {
+		t.Errorf("counter after a failed cycle = %v, want 1 (kept)", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorSuccess, map[string]string{"collector": "cloudwatch"}); got != 0 {
+		t.Errorf("cloudwatch success after failure = %v, want 0", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterAWSRequestErrorsTotal, map[string]string{"operation": "GetMetricData", "error_code": "Throttling"}); got != 1 {
+		t.Errorf("request errors = %v, want 1", got)
+	}
+	// The third cycle fetches both missed minutes.
+	putSum(h.sim, "us-east-1", events, m1.Add(2*time.Minute), 100)
+	h.clk.Advance(time.Minute)
+	h.cycle()
+	body = h.scrape()
+	if got := mustValue(t, body, catalogue.ThrottleEventsTotal, labels); got != 111 {
+		t.Errorf("counter after catch-up = %v, want 111", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorSuccess, map[string]string{"collector": "cloudwatch"}); got != 1 {
+		t.Errorf("cloudwatch success after recovery = %v, want 1", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorErrorsTotal, map[string]string{"collector": "cloudwatch"}); got != 1 {
+		t.Errorf("cloudwatch errors = %v, want 1", got)
+	}
+	if _, ok := value(t, body, catalogue.ExporterCollectorLastSuccess, map[string]string{"collector": "cloudwatch"}); !ok {
+		t.Error("no last-success time for cloudwatch")
+	}
+}
+
+func TestTableDeletedBetweenCyclesDropsItsSeries(t *testing.T) {
+	m1 := start.Add(-4 * time.Minute).Truncate(time.Minute)
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		mustPut(sim, "us-east-1", provisioned("keep", 10, 5, "idx"))
+		mustPut(sim, "us-east-1", provisioned("gone", 10, 5, "idx"))
+		putSum(sim, "us-east-1", metric("ReadThrottleEvents", "TableName", "gone"), m1, 3)
+	})
+	h.cycle()
+	body := h.scrape()
+	if _, ok := value(t, body, catalogue.ThrottleEventsTotal, map[string]string{"table": "gone", "kind": "read", "index": ""}); !ok {
+		t.Fatal("setup: no throttle series for the table to delete")
+	}
+	if !h.sim.DeleteTable("us-east-1", "gone") {
+		t.Fatal("setup: delete failed")
+	}
+	h.clk.Advance(5 * time.Minute)
+	h.cycle()
+	body = h.scrape()
+	for _, fam := range []string{catalogue.TableInfo, catalogue.ProvisionedReadCapacityUnits, catalogue.Items, catalogue.ThrottleEventsTotal, catalogue.ConsumedReadCapacityUnits} {
+		if _, ok := value(t, body, fam, map[string]string{"table": "gone"}); ok {
+			t.Errorf("%s still has a series for the deleted table", fam)
+		}
+		if _, ok := value(t, body, fam, map[string]string{"table": "keep"}); !ok {
+			t.Errorf("%s lost the series of the remaining table", fam)
+		}
+	}
+	if got := mustValue(t, body, catalogue.ExporterTables, nil); got != 1 {
+		t.Errorf("tables = %v, want 1", got)
+	}
+}
+
+func TestDescribeFailureKeepsLastKnownFacts(t *testing.T) {
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		mustPut(sim, "us-east-1", provisioned("aaa", 10, 5))
+		mustPut(sim, "us-east-1", provisioned("bbb", 20, 5))
+	})
+	h.cycle()
+	h.sim.InjectFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTable", Table: "bbb", Error: awssim.ErrInternal})
+	h.clk.Advance(5 * time.Minute)
+	h.cycle()
+	body := h.scrape()
+	if got := mustValue(t, body, catalogue.ProvisionedReadCapacityUnits, map[string]string{"table": "bbb", "index": ""}); got != 20 {
+		t.Errorf("last known capacity of bbb = %v, want 20", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorErrorsTotal, map[string]string{"collector": "tables"}); got != 1 {
+		t.Errorf("tables collector errors = %v, want 1", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorSuccess, map[string]string{"collector": "tables"}); got != 0 {
+		t.Errorf("tables collector success = %v, want 0", got)
+	}
+}
+
+func TestTableFactsAndAutoScaling(t *testing.T) {
+	switched := start.Add(-36 * time.Hour).Truncate(time.Second)
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		tb := provisioned("orders", 100, 50, "by-customer")
+		tb.TTL = awssim.TimeToLive{Status: awssim.TTLEnabled, AttributeName: "expires_at"}
+		tb.Throughput.NumberOfDecreasesToday = 2
+		tb.Throughput.LastDecreaseDateTime = start.Add(-time.Hour)
+		mustPut(sim, "us-east-1", tb)
+		od := awssim.Table{
+			Name: "sessions", BillingMode: awssim.BillingPayPerRequest, TableClass: awssim.TableClassStandardIA,
+			ItemCount: 77, SizeBytes: 4096, LastUpdateToPayPerRequestDateTime: switched,
+			OnDemand:             awssim.OnDemandThroughput{MaxReadRequestUnits: 1000, MaxWriteRequestUnits: -1},
+			KeySchema:            []awssim.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+			AttributeDefinitions: []awssim.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+			GSIs: []awssim.GlobalSecondaryIndex{{
+				IndexName: "by-user", KeySchema: []awssim.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+				OnDemand: awssim.OnDemandThroughput{MaxReadRequestUnits: -1, MaxWriteRequestUnits: 200},
+			}},
+		}
+		mustPut(sim, "us-east-1", od)
+		for _, st := range []awssim.ScalableTarget{
+			{ResourceID: "table/orders", ScalableDimension: awssim.DimTableRead, MinCapacity: 5, MaxCapacity: 500},
+			{ResourceID: "table/orders/index/by-customer", ScalableDimension: awssim.DimIndexWrite, MinCapacity: 1, MaxCapacity: 40},
+			{ResourceID: "table/not-monitored", ScalableDimension: awssim.DimTableRead, MinCapacity: 1, MaxCapacity: 2},
+		} {
+			if err := sim.PutScalableTarget("us-east-1", st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := sim.PutScalingPolicy("us-east-1", awssim.ScalingPolicy{
+			PolicyName: "read", ResourceID: "table/orders", ScalableDimension: awssim.DimTableRead,
+			TargetValue: 90, PredefinedMetricType: awssim.MetricReadUtilization, ScaleInCooldown: 60, ScaleOutCooldown: 30, DisableScaleIn: true,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	h.cycle()
+	body := h.scrape()
+	checks := []struct {
+		family string
+		labels map[string]string
+		want   float64
+	}{
+		{catalogue.ProvisionedReadCapacityUnits, map[string]string{"table": "orders", "index": ""}, 100},
+		{catalogue.ProvisionedWriteCapacityUnits, map[string]string{"table": "orders", "index": "by-customer"}, 25},
+		{catalogue.ProvisionedDecreasesToday, map[string]string{"table": "orders", "index": ""}, 2},
+		{catalogue.Items, map[string]string{"table": "sessions", "index": ""}, 77},
+		{catalogue.SizeBytes, map[string]string{"table": "orders", "index": "by-customer"}, 1 << 19},
+		{catalogue.LastSwitchToOnDemandTimestamp, map[string]string{"table": "sessions"}, float64(switched.Unix())},
+		{catalogue.OnDemandMaxReadRequestUnits, map[string]string{"table": "sessions", "index": ""}, 1000},
+		{catalogue.OnDemandMaxWriteRequestUnits, map[string]string{"table": "sessions", "index": "by-user"}, 200},
+		{catalogue.TableTTLInfo, map[string]string{"table": "orders", "status": "ENABLED", "attribute": "expires_at"}, 1},
+		{catalogue.TableTTLInfo, map[string]string{"table": "sessions", "status": "DISABLED", "attribute": ""}, 1},
+		{catalogue.TableInfo, map[string]string{"table": "sessions", "billing_mode": "PAY_PER_REQUEST", "table_class": "STANDARD_INFREQUENT_ACCESS"}, 1},
+		{catalogue.AutoScalingMinCapacityUnits, map[string]string{"table": "orders", "index": "", "dimension": "read"}, 5},
+		{catalogue.AutoScalingMaxCapacityUnits, map[string]string{"table": "orders", "index": "by-customer", "dimension": "write"}, 40},
+		{catalogue.AutoScalingTargetUtilization, map[string]string{"table": "orders", "dimension": "read"}, 0.9},
+		{catalogue.AutoScalingScaleInCooldown, map[string]string{"table": "orders", "dimension": "read"}, 60},
+		{catalogue.AutoScalingScaleOutCooldown, map[string]string{"table": "orders", "dimension": "read"}, 30},
+		{catalogue.AutoScalingScaleInDisabled, map[string]string{"table": "orders", "dimension": "read"}, 1},
+	}
+	for _, c := range checks {
+		if got := mustValue(t, body, c.family, c.labels); !near(got, c.want) {
+			t.Errorf("%s%v = %v, want %v", c.family, c.labels, got, c.want)
+		}
+	}
+	for _, absent := range []struct {
+		family string
+		labels map[string]string
+	}{
+		{catalogue.ProvisionedReadCapacityUnits, map[string]string{"table": "sessions"}},                    // on-demand
+		{catalogue.OnDemandMaxWriteRequestUnits, map[string]string{"table": "sessions", "index": ""}},       // unlimited (-1)
+		{catalogue.OnDemandMaxReadRequestUnits, map[string]string{"table": "sessions", "index": "by-user"}}, // unlimited (-1)
+		{catalogue.AutoScalingMinCapacityUnits, map[string]string{"table": "not-monitored"}},                // no such table
+		{catalogue.LastSwitchToOnDemandTimestamp, map[string]string{"table": "orders"}},                     // never switched
+	} {
+		if _, ok := value(t, body, absent.family, absent.labels); ok {
+			t.Errorf("%s%v should be absent", absent.family, absent.labels)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package exporter
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+)
+
+// Job is a collector and its cadence.
+type Job struct {
+	Collector collectors.Collector
+	Interval  time.Duration
+}
+
+// Scheduler runs collectors in the background, each on its own cadence. The
+// time a collector is told ("now") comes from the clock, so a replay can run
+// the same collectors on simulated time through RunOnce.
+type Scheduler struct {
+	jobs   []Job
+	clock  clock.Clock
+	self   *SelfMetrics
+	logger *slog.Logger
+}
+
+// NewScheduler returns a scheduler for jobs, which RunOnce runs in order:
+// put discovery before the collectors that read the inventory.
+func NewScheduler(jobs []Job, clk clock.Clock, self *SelfMetrics, logger *slog.Logger) *Scheduler {
+	for _, j := range jobs {
+		self.AddCollector(j.Collector.Name())
+	}
+	return &Scheduler{jobs: jobs, clock: clk, self: self, logger: logger}
+}
+
+// RunOnce runs every job once, in order.
+func (s *Scheduler) RunOnce(ctx context.Context) {
+	for _, j := range s.jobs {
+		s.runJob(ctx, j)
+	}
+}
+
+// Run runs every job once in order, then each on its own ticker until ctx
+// ends. A run is bounded by its job's interval so a hung call cannot stall a
+// collector for ever.
+func (s *Scheduler) Run(ctx context.Context) {
+	s.RunOnce(ctx)
+	var wg sync.WaitGroup
+	for _, j := range s.jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ticker := time.NewTicker(j.Interval)
+			defer ticker.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-ticker.C:
+					s.runJob(ctx, j)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Scheduler) runJob(ctx context.Context, j Job) {
+	name := j.Collector.Name()
+	runCtx := ctx
+	if j.Interval > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, j.Interval)
+		defer cancel()
+	}
+	started := time.Now()
+	now := s.clock.Now()
+	err := j.Collector.Run(runCtx, now)
+	took := time.Since(started)
+	n := collectors.CountErrors(err)
+	s.self.RecordRun(name, took, s.clock.Now(), n)
+	if err != nil {
+		s.logger.Warn("collector run finished with errors", "collector", name, "errors", n, "duration", took, "err", err)
+		return
+	}
+	s.logger.Debug("collector run finished", "collector", name, "duration", took)
+}
+
+// RunOnceNamed runs, once and in order, the jobs whose collectors have the given names.
+func (s *Scheduler) RunOnceNamed(ctx context.Context, names ...string) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	for _, j := range s.jobs {
+		if want[j.Collector.Name()] {
+			s.runJob(ctx, j)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+// Command dynamodb_exporter is a Prometheus exporter for Amazon DynamoDB: for
+// every table and index it tells whether the capacity mode still fits the
+// traffic and whether TTL is really cleaning up.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+	"github.com/prometheus/common/version"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
+)
+
+// DefaultListenAddress is the exporter's default port.
+const DefaultListenAddress = ":9849"
+
+// configFlags are shared by every command that reads the configuration.
+type configFlags struct {
+	Config   string `name:"config" help:"Path to the YAML configuration file (optional; see examples/config.yml)." env:"DYNAMODB_EXPORTER_CONFIG" type:"path"`
+	Endpoint struct {
+		DynamoDB               string `name:"dynamodb" help:"DynamoDB endpoint URL (overrides the config file; AWS_ENDPOINT_URL_DYNAMODB also works)." env:"DYNAMODB_EXPORTER_ENDPOINT_DYNAMODB"`
+		CloudWatch             string `name:"cloudwatch" help:"CloudWatch endpoint URL." env:"DYNAMODB_EXPORTER_ENDPOINT_CLOUDWATCH"`
+		ApplicationAutoScaling string `name:"application-autoscaling" help:"Application Auto Scaling endpoint URL." env:"DYNAMODB_EXPORTER_ENDPOINT_APPLICATION_AUTOSCALING"`
+		STS                    string `name:"sts" help:"STS endpoint URL (used to assume roles)." env:"DYNAMODB_EXPORTER_ENDPOINT_STS"`
+	} `embed:"" prefix:"endpoint."`
+}
+
+func (f configFlags) load() (*config.Config, error) {
+	cfg := config.Default()
+	if f.Config != "" {
+		var err error
+		if cfg, err = config.Load(f.Config); err != nil {
+			return nil, err
+		}
+	}
+	e := &cfg.AWS.Endpoints
+	for _, o := range []struct {
+		flag string
+		dst  *string
+		v    string
+	}{
+		{"--endpoint.dynamodb", &e.DynamoDB, f.Endpoint.DynamoDB},
+		{"--endpoint.cloudwatch", &e.CloudWatch, f.Endpoint.CloudWatch},
+		{"--endpoint.application-autoscaling", &e.ApplicationAutoScaling, f.Endpoint.ApplicationAutoScaling},
+		{"--endpoint.sts", &e.STS, f.Endpoint.STS},
+	} {
+		if o.v == "" {
+			continue
+		}
+		if !strings.HasPrefix(o.v, "http://") && !strings.HasPrefix(o.v, "https://") {
+			return nil, fmt.Errorf("%s: %q is not an http(s) URL", o.flag, o.v)
+		}
+		*o.dst = o.v
+	}
+	return cfg, nil
+}
+
+type logFlags struct {
+	Level  string `name:"log.level" help:"Log level: debug, info, warn or error." default:"info" enum:"debug,info,warn,error" env:"DYNAMODB_EXPORTER_LOG_LEVEL"`
+	Format string `name:"log.format" help:"Log format: logfmt or json." default:"logfmt" enum:"logfmt,json" env:"DYNAMODB_EXPORTER_LOG_FORMAT"`
+}
+
+func (f logFlags) logger(w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(f.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if f.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+type webFlags struct {
+	ListenAddress string `name:"web.listen-address" help:"Address to listen on for the web interface and telemetry." default:":9849" env:"DYNAMODB_EXPORTER_WEB_LISTEN_ADDRESS"`
+	TelemetryPath string `name:"web.telemetry-path" help:"Path under which to expose metrics." default:"/metrics" env:"DYNAMODB_EXPORTER_WEB_TELEMETRY_PATH"`
+	ConfigFile    string `name:"web.config.file" help:"Path to an exporter-toolkit web configuration file (TLS, basic auth)." env:"DYNAMODB_EXPORTER_WEB_CONFIG_FILE" type:"path"`
+}
+
+type serveCmd struct {
+	configFlags
+	webFlags
+	logFlags
+}
+
+type checkCmd struct {
+	configFlags
+	logFlags
+}
+
+type versionCmd struct{}
+
+type cli struct {
+	Serve   serveCmd   `cmd:"" default:"withargs" help:"Run the exporter (the default command)."`
+	Check   checkCmd   `cmd:"" help:"Preflight: call each AWS API once per region, name missing IAM permissions, and print what would be polled and its CloudWatch cost."`
+	Demo    demoCmd    `cmd:"" help:"Run the exporter against the built-in simulated AWS account (no AWS needed)."`
+	Version versionCmd `cmd:"" help:"Print the version."`
+}
+
+func main() {
+	var c cli
+	kctx := kong.Parse(&c,
+		kong.Name("dynamodb_exporter"),
+		kong.Description("Prometheus exporter for Amazon DynamoDB capacity and TTL health."),
+		kong.UsageOnError(),
+	)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	if err := kctx.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "dynamodb_exporter: %v\n", err)
+		var ec exitCoder
+		if errors.As(err, &ec) {
+			os.Exit(ec.ExitCode())
+		}
+		os.Exit(1)
+	}
+}
+
+type exitCoder interface{ ExitCode() int }
+
+type exitError struct {
+	msg  string
+	code int
+}
+
+func (e exitError) Error() string { return e.msg }
+func (e exitError) ExitCode() int { return e.code }
+
+// Run runs the exporter until ctx ends.
+func (s *serveCmd) Run(ctx context.Context) error {
+	logger := s.logger(os.Stderr)
+	cfg, err := s.load()
+	if err != nil {
+		return err
+	}
+	return serve(ctx, cfg, exporter.Options{Logger: logger, RuntimeMetrics: true}, s.webFlags, logger, nil)
+}
+
+// serve builds the exporter, starts its background collection and serves
+// HTTP until ctx ends. ready, when not nil, receives the listen address.
+func serve(ctx context.Context, cfg *config.Config, opts exporter.Options, web webFlags, logger *slog.Logger, ready func(addr string)) error {
+	app, err := exporter.Build(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	h, err := exporter.Handler(app.Registry, web.TelemetryPath, logger)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", web.ListenAddress)
+	if err != nil {
+		return fmt.Errorf("--web.listen-address %q: %w", web.ListenAddress, err)
+	}
+	logger.Info("starting dynamodb_exporter", "version", version.Info(), "address", l.Addr().String(),
+		"telemetry_path", web.TelemetryPath, "targets", len(app.Targets))
+	if ready != nil {
+		ready(l.Addr().String())
+	}
+	go app.Scheduler.Run(ctx)
+	return exporter.Serve(ctx, l, h, web.ConfigFile, logger)
+}
+
+// Run runs the preflight check.
+func (c *checkCmd) Run(ctx context.Context) error {
+	logger := c.logger(os.Stderr)
+	cfg, err := c.load()
+	if err != nil {
+		return err
+	}
+	app, err := exporter.Build(ctx, cfg, exporter.Options{Logger: logger, AWS: awsclient.Options{MaxAttempts: 1}})
+	if err != nil {
+		return err
+	}
+	if res := preflight.Run(ctx, app, os.Stdout); !res.OK() {
+		return exitError{msg: "preflight failed", code: 2}
+	}
+	return nil
+}
+
+// Run prints the version.
+func (versionCmd) Run() error {
+	fmt.Println(version.Print("dynamodb_exporter"))
+	return nil
+}

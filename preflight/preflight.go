@@ -1,0 +1,173 @@
+// Package preflight implements the check command: it calls every AWS API the
+// exporter needs once per account and region, names each missing IAM
+// permission, and prints what the exporter would poll and what CloudWatch
+// would bill for it.
+package preflight
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
+	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+)
+
+// CloudWatchPricePerThousandMetrics is the GetMetricData list price per 1,000
+// metrics requested (us-east-1, all regions alike at the time of writing).
+const CloudWatchPricePerThousandMetrics = 0.01
+
+// CloudWatchPricePerThousandRequests is the ListMetrics list price per 1,000 requests.
+const CloudWatchPricePerThousandRequests = 0.01
+
+// cyclesPerMonth is the number of cycles of a given interval in 30 days.
+func cyclesPerMonth(interval time.Duration) float64 {
+	return float64(30*24*time.Hour) / float64(interval)
+}
+
+// Result is the outcome of a preflight run.
+type Result struct {
+	// Missing are the IAM actions refused, as "account/region: action".
+	Missing []string
+	// Failed are other failures.
+	Failed []string
+	// Tables, Indexes, Queried, ProvenZero, Requests and ListPages sum the plan over every target.
+	Tables, Indexes, Queried, ProvenZero, Requests, ListPages int
+	// MonthlyCost is the CloudWatch cost per 30 days at the configured interval, in USD.
+	MonthlyCost float64
+}
+
+// OK reports whether nothing was missing or failed.
+func (r Result) OK() bool { return len(r.Missing) == 0 && len(r.Failed) == 0 }
+
+type probe struct {
+	action string
+	call   func(context.Context, *awsclient.Target, string) error
+}
+
+var probes = []probe{
+	{"dynamodb:ListTables", func(ctx context.Context, t *awsclient.Target, _ string) error {
+		_, err := t.DynamoDB.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
+		return err
+	}},
+	{"dynamodb:DescribeTable", func(ctx context.Context, t *awsclient.Target, table string) error {
+		if table == "" {
+			return nil
+		}
+		_, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		return err
+	}},
+	{"dynamodb:DescribeTimeToLive", func(ctx context.Context, t *awsclient.Target, table string) error {
+		if table == "" {
+			return nil
+		}
+		_, err := t.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+		return err
+	}},
+	{"application-autoscaling:DescribeScalableTargets", func(ctx context.Context, t *awsclient.Target, _ string) error {
+		_, err := t.AutoScaling.DescribeScalableTargets(ctx, &applicationautoscaling.DescribeScalableTargetsInput{
+			ServiceNamespace: aastypes.ServiceNamespaceDynamodb, MaxResults: aws.Int32(1)})
+		return err
+	}},
+	{"application-autoscaling:DescribeScalingPolicies", func(ctx context.Context, t *awsclient.Target, _ string) error {
+		_, err := t.AutoScaling.DescribeScalingPolicies(ctx, &applicationautoscaling.DescribeScalingPoliciesInput{
+			ServiceNamespace: aastypes.ServiceNamespaceDynamodb, MaxResults: aws.Int32(1)})
+		return err
+	}},
+	{"cloudwatch:ListMetrics", func(ctx context.Context, t *awsclient.Target, _ string) error {
+		_, err := t.CloudWatch.ListMetrics(ctx, &cloudwatch.ListMetricsInput{Namespace: aws.String(collectors.CloudWatchNamespace)})
+		return err
+	}},
+	{"cloudwatch:GetMetricData", func(ctx context.Context, t *awsclient.Target, _ string) error {
+		end := time.Now().Truncate(time.Minute)
+		_, err := t.CloudWatch.GetMetricData(ctx, &cloudwatch.GetMetricDataInput{
+			StartTime: aws.Time(end.Add(-5 * time.Minute)), EndTime: aws.Time(end),
+			MetricDataQueries: []cwtypes.MetricDataQuery{{
+				Id: aws.String("probe"),
+				MetricStat: &cwtypes.MetricStat{
+					Metric: &cwtypes.Metric{Namespace: aws.String(collectors.CloudWatchNamespace), MetricName: aws.String("UserErrors")},
+					Period: aws.Int32(60), Stat: aws.String("Sum"),
+				},
+			}},
+		})
+		return err
+	}},
+}
+
+// Run checks every target of app and writes a human-readable report to w.
+// It runs the discovery and table collectors once to count what would be
+// polled.
+func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
+	var res Result
+	app.Scheduler.RunOnceNamed(ctx, "discovery", "tables")
+	cwInterval := app.Config.Collectors.CloudWatch.Interval.D()
+	for _, t := range app.Targets {
+		fmt.Fprintf(w, "account %s, region %s\n", t.Account, t.Region)
+		first := ""
+		if names := app.Inventory.Names(t.Key()); len(names) > 0 {
+			first = names[0]
+		}
+		for _, p := range probes {
+			err := p.call(ctx, t, first)
+			switch {
+			case err == nil:
+				fmt.Fprintf(w, "  ok       %s\n", p.action)
+			case awsclient.IsAccessDenied(err):
+				fmt.Fprintf(w, "  MISSING  %s (IAM permission refused: add it to the exporter's policy, see iam-policy.json)\n", p.action)
+				res.Missing = append(res.Missing, t.Key()+": "+p.action)
+			default:
+				fmt.Fprintf(w, "  FAILED   %s: %s\n", p.action, awsclient.ErrorCode(err))
+				res.Failed = append(res.Failed, fmt.Sprintf("%s: %s: %v", t.Key(), p.action, err))
+			}
+		}
+		tables := app.Inventory.Tables(t.Key())
+		indexes := 0
+		for _, tb := range tables {
+			indexes += len(tb.IndexNames())
+		}
+		res.Tables += len(tables)
+		res.Indexes += indexes
+		fmt.Fprintf(w, "  tables monitored: %d (of %d discovered), global secondary indexes: %d\n",
+			len(tables), len(app.Inventory.Names(t.Key())), indexes)
+		if !app.Config.Collectors.CloudWatch.On() {
+			fmt.Fprintln(w, "  cloudwatch collector disabled")
+			continue
+		}
+		plan, err := app.CloudWatch.PlanTarget(ctx, t)
+		if err != nil {
+			if !awsclient.IsAccessDenied(err) {
+				res.Failed = append(res.Failed, err.Error())
+			}
+			fmt.Fprintf(w, "  cloudwatch plan unavailable: %s\n", awsclient.ErrorCode(err))
+			continue
+		}
+		res.Queried += len(plan.Queried)
+		res.ProvenZero += len(plan.ProvenZero)
+		res.Requests += plan.Requests()
+		res.ListPages += plan.ListMetricsPages
+		fmt.Fprintf(w, "  cloudwatch series: %d queried, %d proven zero by ListMetrics (not requested)\n", len(plan.Queried), len(plan.ProvenZero))
+		fmt.Fprintf(w, "  per cycle: %d GetMetricData requests, %d metrics requested, %d ListMetrics requests\n",
+			plan.Requests(), len(plan.Queried), plan.ListMetricsPages)
+	}
+	cycles := cyclesPerMonth(cwInterval)
+	res.MonthlyCost = cycles * (float64(res.Queried)*CloudWatchPricePerThousandMetrics + float64(res.ListPages)*CloudWatchPricePerThousandRequests) / 1000
+	fmt.Fprintf(w, "total: %d tables, %d global secondary indexes, %d CloudWatch metrics requested per cycle in %d GetMetricData requests\n",
+		res.Tables, res.Indexes, res.Queried, res.Requests)
+	fmt.Fprintf(w, "CloudWatch cost at one cycle every %s: about $%.2f per 30 days (%.0f cycles; $%.2f per 1,000 metrics requested, $%.2f per 1,000 ListMetrics requests; list prices)\n",
+		cwInterval, res.MonthlyCost, cycles, CloudWatchPricePerThousandMetrics, CloudWatchPricePerThousandRequests)
+	if res.OK() {
+		fmt.Fprintln(w, "preflight passed")
+	} else {
+		fmt.Fprintf(w, "preflight FAILED: %d missing permission(s), %d other failure(s)\n", len(res.Missing), len(res.Failed))
+	}
+	return res
+}
