@@ -119,7 +119,15 @@ func unit(seed string, minute time.Time) float64 {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(minute.Unix()))
 	_, _ = h.Write(b[:])
-	return float64(h.Sum64()>>11) / (1 << 53)
+	// FNV alone barely changes its high bits between adjacent minutes;
+	// the splitmix64 finalizer spreads every input bit over the output.
+	x := h.Sum64()
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return float64(x>>11) / (1 << 53)
 }
 
 // daily is a smooth daily curve around 1 (0.6 .. 1.4).

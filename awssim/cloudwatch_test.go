@@ -1,0 +1,214 @@
+package awssim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+)
+
+var consumedRead = Metric{Namespace: NamespaceDynamoDB, Name: "ConsumedReadCapacityUnits", Dimensions: []Dimension{{"TableName", "t1"}}}
+
+func query(id string, m Metric, period int32, stat string) types.MetricDataQuery {
+	var dims []types.Dimension
+	for _, d := range m.Dimensions {
+		dims = append(dims, types.Dimension{Name: aws.String(d.Name), Value: aws.String(d.Value)})
+	}
+	return types.MetricDataQuery{Id: aws.String(id), MetricStat: &types.MetricStat{
+		Metric: &types.Metric{Namespace: aws.String(m.Namespace), MetricName: aws.String(m.Name), Dimensions: dims},
+		Period: aws.Int32(period), Stat: aws.String(stat),
+	}}
+}
+
+// storeServer has datapoints of consumedRead at 11:00..11:09 except 11:03
+// and 11:07; minute i has Sum i+1, two samples and p99 10*(i+1).
+func storeServer(t *testing.T) (*Server, *cloudwatch.Client) {
+	t.Helper()
+	s := start(t, New(WithClock(clock.NewManual(t0))))
+	base := t0.Add(-time.Hour)
+	for i := range 10 {
+		if i == 3 || i == 7 {
+			continue
+		}
+		v := float64(i + 1)
+		s.Metrics().Put("us-east-1", consumedRead, Datapoint{
+			Time: base.Add(time.Duration(i) * time.Minute), Sum: v, SampleCount: 2, Minimum: v / 4, Maximum: v / 2,
+			Percentiles: map[string]float64{"p99": 10 * v},
+		})
+	}
+	return s, clientsFor(s, cfg("us-east-1")).cw
+}
+
+func TestGetMetricDataPerMinuteValuesAndAbsentPeriods(t *testing.T) {
+	_, cw := storeServer(t)
+	// Dimensions in another order than stored must still match.
+	out, err := cw.GetMetricData(context.Background(), &cloudwatch.GetMetricDataInput{
+		StartTime:         aws.Time(t0.Add(-time.Hour)),
+		EndTime:           aws.Time(t0.Add(-50 * time.Minute)),
+		MetricDataQueries: []types.MetricDataQuery{query("m1", consumedRead, 60, "Sum"), query("m2", consumedRead, 60, "p99")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.MetricDataResults[0]
+	if *r.Id != "m1" || *r.Label != "ConsumedReadCapacityUnits" || r.StatusCode != types.StatusCodeComplete {
+		t.Fatalf("result header %+v", r)
+	}
+	wantVals := []float64{10, 9, 7, 6, 5, 3, 2, 1} // descending, no 11:07 / 11:03
+	if !slices.Equal(r.Values, wantVals) {
+		t.Fatalf("values %v, want %v", r.Values, wantVals)
+	}
+	if !r.Timestamps[0].Equal(t0.Add(-51*time.Minute)) || !r.Timestamps[7].Equal(t0.Add(-time.Hour)) {
+		t.Fatalf("timestamps %v", r.Timestamps)
+	}
+	if got := out.MetricDataResults[1].Values; got[0] != 100 || len(got) != 8 {
+		t.Fatalf("p99 values %v", got)
+	}
+}
+
+func TestGetMetricDataFiveMinuteAggregation(t *testing.T) {
+	_, cw := storeServer(t)
+	out, err := cw.GetMetricData(context.Background(), &cloudwatch.GetMetricDataInput{
+		// Start inside a period: the range is rounded down to 11:00.
+		StartTime: aws.Time(t0.Add(-58 * time.Minute)),
+		EndTime:   aws.Time(t0),
+		ScanBy:    types.ScanByTimestampAscending,
+		MetricDataQueries: []types.MetricDataQuery{
+			query("sum", consumedRead, 300, "Sum"), query("avg", consumedRead, 300, "Average"),
+			query("cnt", consumedRead, 300, "SampleCount"), query("mx", consumedRead, 300, "Maximum"),
+			query("mn", consumedRead, 300, "Minimum"), query("pct", consumedRead, 300, "p99"),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float64{
+		"sum": {1 + 2 + 3 + 5, 6 + 7 + 9 + 10},
+		"avg": {11.0 / 8, 32.0 / 8},
+		"cnt": {8, 8},
+		"mx":  {2.5, 5},
+		"mn":  {0.25, 1.5},
+		"pct": {50, 100}, // max of the minute p99s
+	}
+	for _, r := range out.MetricDataResults {
+		if !slices.Equal(r.Values, want[*r.Id]) {
+			t.Errorf("%s: %v, want %v", *r.Id, r.Values, want[*r.Id])
+		}
+		if len(r.Timestamps) != 2 || !r.Timestamps[0].Equal(t0.Add(-time.Hour)) || !r.Timestamps[1].Equal(t0.Add(-55*time.Minute)) {
+			t.Errorf("%s: timestamps %v not aligned to 5 minutes", *r.Id, r.Timestamps)
+		}
+	}
+}
+
+func TestGetMetricDataPaginatesByMaxDatapoints(t *testing.T) {
+	_, cw := storeServer(t)
+	in := &cloudwatch.GetMetricDataInput{
+		StartTime: aws.Time(t0.Add(-time.Hour)), EndTime: aws.Time(t0), MaxDatapoints: aws.Int32(5),
+		MetricDataQueries: []types.MetricDataQuery{query("a", consumedRead, 60, "Sum"), query("b", consumedRead, 60, "Maximum")},
+	}
+	got := map[string]int{}
+	pages := 0
+	p := cloudwatch.NewGetMetricDataPaginator(cw, in)
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		n := 0
+		for _, r := range out.MetricDataResults {
+			got[*r.Id] += len(r.Values)
+			n += len(r.Values)
+		}
+		if n > 5 {
+			t.Fatalf("page with %d datapoints exceeds MaxDatapoints", n)
+		}
+	}
+	if pages != 4 || got["a"] != 8 || got["b"] != 8 {
+		t.Fatalf("pages %d, datapoints %v", pages, got)
+	}
+}
+
+func TestGetMetricDataValidation(t *testing.T) {
+	s, cw := storeServer(t)
+	ctx := context.Background()
+	base := cloudwatch.GetMetricDataInput{StartTime: aws.Time(t0.Add(-time.Hour)), EndTime: aws.Time(t0)}
+
+	in := base
+	for i := range 501 {
+		in.MetricDataQueries = append(in.MetricDataQueries, query(fmt.Sprintf("q%d", i), consumedRead, 60, "Sum"))
+	}
+	_, err := cw.GetMetricData(ctx, &in)
+	if msg := wantAPIError(t, err, "ValidationError"); !strings.Contains(msg, "500") {
+		t.Fatalf("message does not name the limit: %q", msg)
+	}
+	recs := s.Requests()
+	if last := recs[len(recs)-1]; last.Queries != 501 || last.ErrorCode != "ValidationError" {
+		t.Fatalf("record %+v", last)
+	}
+
+	in = base
+	in.MetricDataQueries = []types.MetricDataQuery{query("Bad", consumedRead, 60, "Sum")}
+	_, err = cw.GetMetricData(ctx, &in)
+	wantAPIError(t, err, "ValidationError")
+
+	in.MetricDataQueries = []types.MetricDataQuery{query("a", consumedRead, 60, "Sum"), query("a", consumedRead, 60, "Sum")}
+	_, err = cw.GetMetricData(ctx, &in)
+	wantAPIError(t, err, "ValidationError")
+
+	in.MetricDataQueries = []types.MetricDataQuery{{Id: aws.String("e1"), Expression: aws.String("SUM(METRICS())")}}
+	_, err = cw.GetMetricData(ctx, &in)
+	if msg := wantAPIError(t, err, "InvalidParameterValue"); !strings.Contains(msg, "metric math") {
+		t.Fatalf("message %q", msg)
+	}
+}
+
+func TestListMetricsRecentlyActiveAndPagination(t *testing.T) {
+	s := start(t, New(WithClock(clock.NewManual(t0))))
+	for i := range 1100 {
+		m := Metric{Namespace: "Custom", Name: "M", Dimensions: []Dimension{{"Id", fmt.Sprintf("%04d", i)}}}
+		at := t0.Add(-time.Hour)
+		if i%2 == 1 {
+			at = t0.Add(-4 * time.Hour) // not recently active
+		}
+		s.Metrics().AddSample("us-east-1", m, at, 1)
+	}
+	s.Metrics().AddSample("eu-west-1", consumedRead, t0.Add(-time.Minute), 1)
+	cw := clientsFor(s, cfg("us-east-1")).cw
+	count := func(in *cloudwatch.ListMetricsInput) (metrics, pages int) {
+		t.Helper()
+		p := cloudwatch.NewListMetricsPaginator(cw, in)
+		for p.HasMorePages() {
+			out, err := p.NextPage(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Metrics) > 500 {
+				t.Fatalf("page of %d metrics", len(out.Metrics))
+			}
+			pages++
+			metrics += len(out.Metrics)
+		}
+		return metrics, pages
+	}
+	if n, pages := count(&cloudwatch.ListMetricsInput{}); n != 1100 || pages != 3 {
+		t.Fatalf("all: %d metrics in %d pages", n, pages)
+	}
+	if n, _ := count(&cloudwatch.ListMetricsInput{RecentlyActive: types.RecentlyActivePt3h}); n != 550 {
+		t.Fatalf("recently active: %d, want 550", n)
+	}
+	if n, _ := count(&cloudwatch.ListMetricsInput{Namespace: aws.String("Custom"), Dimensions: []types.DimensionFilter{{Name: aws.String("Id"), Value: aws.String("0007")}}}); n != 1 {
+		t.Fatalf("dimension filter: %d", n)
+	}
+	if n, _ := count(&cloudwatch.ListMetricsInput{Namespace: aws.String(NamespaceDynamoDB)}); n != 0 {
+		t.Fatalf("metric of eu-west-1 visible in us-east-1")
+	}
+}

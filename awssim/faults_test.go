@@ -1,0 +1,153 @@
+package awssim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	aas "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
+	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+func describe(c *dynamodb.Client, name string) error {
+	_, err := c.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	return err
+}
+
+func TestFaultsNextNCallsAndTableFilter(t *testing.T) {
+	s, _ := fixture(t, t0)
+	ddb := clientsFor(s, cfg("us-east-1")).ddb
+	s.InjectFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Table: "orders", Error: ErrThrottling, Times: 2})
+
+	if err := describe(ddb, "sessions"); err != nil {
+		t.Fatalf("other table affected: %v", err)
+	}
+	wantAPIError(t, describe(ddb, "orders"), "ThrottlingException")
+	wantAPIError(t, describe(ddb, "orders"), "ThrottlingException")
+	if err := describe(ddb, "orders"); err != nil {
+		t.Fatalf("third call should pass: %v", err)
+	}
+
+	// The SDK's standard retryer gets through two throttles.
+	s.InjectFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Error: ErrThrottling, Times: 2})
+	rc := cfg("us-east-1")
+	rc.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+			o.RateLimiter = noRateLimit{}
+		})
+	}
+	s.ResetRequests()
+	if err := describe(clientsFor(s, rc).ddb, "orders"); err != nil {
+		t.Fatalf("retries: %v", err)
+	}
+	if n := s.RequestCount(ServiceDynamoDB, "DescribeTable"); n != 3 {
+		t.Fatalf("want 3 attempts, got %d", n)
+	}
+
+	s.InjectFault(Fault{Service: ServiceDynamoDB, Error: ErrInternal, Times: 1})
+	err := describe(ddb, "orders")
+	wantAPIError(t, err, "InternalServerError")
+	var re *awshttp.ResponseError
+	if !errors.As(err, &re) || re.HTTPStatusCode() != 500 {
+		t.Fatalf("want HTTP 500, got %v", err)
+	}
+
+	s.InjectFault(Fault{Service: ServiceCloudWatch, Operation: "ListMetrics", Error: ErrThrottling})
+	cw := clientsFor(s, cfg("us-east-1")).cw
+	_, err = cw.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{})
+	wantAPIError(t, err, "Throttling")
+	s.ClearFaults()
+	if _, err := cw.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type noRateLimit struct{}
+
+func (noRateLimit) GetToken(context.Context, uint) (func() error, error) {
+	return func() error { return nil }, nil
+}
+func (noRateLimit) AddTokens(uint) error { return nil }
+
+func TestFaultDelayHonoursClientTimeout(t *testing.T) {
+	s, _ := fixture(t, t0)
+	ddb := clientsFor(s, cfg("us-east-1")).ddb
+	s.InjectFault(Fault{Service: ServiceDynamoDB, Operation: "ListTables", Delay: 5 * time.Second, Times: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	_, err := ddb.ListTables(ctx, &dynamodb.ListTablesInput{})
+	if err == nil || time.Since(begin) > 3*time.Second {
+		t.Fatalf("delay not applied or not cancellable: %v after %v", err, time.Since(begin))
+	}
+}
+
+func TestDenyAnswersAccessDeniedPerProtocol(t *testing.T) {
+	s, _ := fixture(t, t0)
+	c := clientsFor(s, cfg("us-east-1"))
+	ctx := context.Background()
+	s.Deny("dynamodb:DescribeTable", "cloudwatch:GetMetricData", "application-autoscaling:DescribeScalableTargets")
+
+	msg := wantAPIError(t, describe(c.ddb, "orders"), "AccessDeniedException")
+	want := "User: arn:aws:iam::123456789012:user/awssim is not authorized to perform: dynamodb:DescribeTable on resource: arn:aws:dynamodb:us-east-1:123456789012:table/orders because no identity-based policy allows the dynamodb:DescribeTable action"
+	if msg != want {
+		t.Fatalf("message\n%s\nwant\n%s", msg, want)
+	}
+	_, err := c.cw.GetMetricData(ctx, &cloudwatch.GetMetricDataInput{
+		StartTime: aws.Time(t0.Add(-time.Hour)), EndTime: aws.Time(t0),
+		MetricDataQueries: []cwtypes.MetricDataQuery{query("m1", consumedRead, 60, "Sum")},
+	})
+	if msg := wantAPIError(t, err, "AccessDenied"); !strings.Contains(msg, "cloudwatch:GetMetricData") {
+		t.Fatalf("message %q", msg)
+	}
+	_, err = c.aas.DescribeScalableTargets(ctx, &aas.DescribeScalableTargetsInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb})
+	wantAPIError(t, err, "AccessDeniedException")
+
+	// Other actions are not affected, and Allow lifts the deny.
+	if _, err := c.cw.ListMetrics(ctx, &cloudwatch.ListMetricsInput{}); err != nil {
+		t.Fatal(err)
+	}
+	s.Allow("dynamodb:DescribeTable")
+	if err := describe(c.ddb, "orders"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnsignedRequestIsRefused(t *testing.T) {
+	s, _ := fixture(t, t0)
+	req, err := http.NewRequest(http.MethodPost, s.URL(), strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var e map[string]string
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 400 || e["__type"] != "com.amazon.coral.service#MissingAuthenticationTokenException" {
+		t.Fatalf("status %d body %s", resp.StatusCode, body)
+	}
+	recs := s.Requests()
+	if len(recs) != 1 || recs[0].ErrorCode != "MissingAuthenticationTokenException" {
+		t.Fatalf("records %+v", recs)
+	}
+}

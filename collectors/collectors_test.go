@@ -1,0 +1,95 @@
+package collectors
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestParseScalingResource(t *testing.T) {
+	cases := []struct {
+		id, dim string
+		want    ScalingResource
+		ok      bool
+	}{
+		{"table/orders", "dynamodb:table:ReadCapacityUnits", ScalingResource{"orders", "", "read"}, true},
+		{"table/orders/index/by-customer", "dynamodb:index:WriteCapacityUnits", ScalingResource{"orders", "by-customer", "write"}, true},
+		{"table/orders/index", "dynamodb:index:WriteCapacityUnits", ScalingResource{}, false},
+		{"keyspace/ks/table/t", "cassandra:table:ReadCapacityUnits", ScalingResource{}, false},
+		{"table/orders", "dynamodb:table:Unknown", ScalingResource{}, false},
+	}
+	for _, c := range cases {
+		got, ok := ParseScalingResource(c.id, aastypes.ScalableDimension(c.dim))
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("ParseScalingResource(%q, %q) = %+v, %v; want %+v, %v", c.id, c.dim, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestCountErrors(t *testing.T) {
+	a, b, c := errors.New("a"), errors.New("b"), errors.New("c")
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{a, 1},
+		{errors.Join(a, b), 2},
+		{errors.Join(errors.Join(a, b), c), 3},
+		{errors.Join(), 0},
+	}
+	for _, tc := range cases {
+		if got := CountErrors(tc.err); got != tc.want {
+			t.Errorf("CountErrors(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
+	tb := &Table{Name: "orders", Description: &types.TableDescription{
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndexDescription{{IndexName: aws.String("gsi")}},
+	}}
+	listed := map[string]listedMetric{}
+	add := func(metric, table, op string, dims ...string) {
+		var d []cwDim
+		for i := 0; i+1 < len(dims); i += 2 {
+			d = append(d, cwDim{dims[i], dims[i+1]})
+		}
+		listed[listKeyOf(metric, toDims(d))] = listedMetric{metric: metric, table: table, operation: op}
+	}
+	add("ConsumedReadCapacityUnits", "orders", "", "TableName", "orders", "GlobalSecondaryIndexName", "gsi")
+	add("SuccessfulRequestLatency", "orders", "GetItem", "Operation", "GetItem", "TableName", "orders")
+	add("ThrottledRequests", "other", "Scan", "TableName", "other", "Operation", "Scan")
+	p := plan([]*Table{tb}, listed)
+	queried := map[string]bool{}
+	for _, k := range p.Queried {
+		queried[specs[k.spec].metric+"/"+specs[k.spec].stat+"/"+k.index+"/"+k.operation] = true
+	}
+	want := []string{
+		"ConsumedReadCapacityUnits/Sum/gsi/",
+		"SuccessfulRequestLatency/Average//GetItem",
+		"SuccessfulRequestLatency/p99//GetItem",
+	}
+	if len(queried) != len(want) {
+		t.Errorf("queried = %v, want %v", queried, want)
+	}
+	for _, w := range want {
+		if !queried[w] {
+			t.Errorf("%s not queried; queried = %v", w, queried)
+		}
+	}
+	// Operations come from this table's listed metrics only: GetItem, not Scan.
+	for _, k := range p.ProvenZero {
+		if k.operation == "Scan" {
+			t.Errorf("operation of another table planned: %+v", k)
+		}
+	}
+	// 12 table/index metrics x 2 (table, gsi) - 1 queried + TTL + UserErrors
+	// + ThrottledRequests and SystemErrors for GetItem.
+	if got, want := len(p.ProvenZero), 12*2-1+1+1+2; got != want {
+		t.Errorf("proven zero = %d, want %d", got, want)
+	}
+}

@@ -1,0 +1,144 @@
+package preflight_test
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
+)
+
+var now = time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC)
+
+// account100 fills sim with 100 provisioned tables with 2 GSIs each, whose
+// consumed capacity and throttle events were published a few minutes ago.
+func account100(t *testing.T, sim *awssim.Server) {
+	t.Helper()
+	minute := now.Add(-4 * time.Minute).Truncate(time.Minute)
+	for i := range 100 {
+		name := "table-" + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + "-" + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+		tb := awssim.Table{
+			Name: name, BillingMode: awssim.BillingProvisioned,
+			Throughput:           awssim.Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 50},
+			KeySchema:            []awssim.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+			AttributeDefinitions: []awssim.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+		}
+		for _, g := range []string{"gsi-a", "gsi-b"} {
+			tb.GSIs = append(tb.GSIs, awssim.GlobalSecondaryIndex{IndexName: g,
+				KeySchema:  []awssim.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+				Throughput: awssim.Throughput{ReadCapacityUnits: 10, WriteCapacityUnits: 10}})
+		}
+		if err := sim.PutTable("us-east-1", tb); err != nil {
+			t.Fatal(err)
+		}
+		for _, idx := range []string{"", "gsi-a", "gsi-b"} {
+			for _, m := range []string{"ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents"} {
+				dims := []awssim.Dimension{{Name: "TableName", Value: name}}
+				if idx != "" {
+					dims = append(dims, awssim.Dimension{Name: "GlobalSecondaryIndexName", Value: idx})
+				}
+				sim.Metrics().Put("us-east-1", awssim.Metric{Namespace: "AWS/DynamoDB", Name: m, Dimensions: dims},
+					awssim.Datapoint{Time: minute, Sum: 60, SampleCount: 1, Minimum: 60, Maximum: 60})
+			}
+		}
+	}
+}
+
+func build(t *testing.T, sim *awssim.Server, yaml string) *exporter.App {
+	t.Helper()
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(srv.Close)
+	cfg, err := config.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
+		Clock: clock.NewManual(now),
+		AWS: awsclient.Options{
+			Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "SECRETTEST", ""),
+			Endpoints:   config.Endpoints{DynamoDB: srv.URL, CloudWatch: srv.URL, ApplicationAutoScaling: srv.URL},
+			MaxAttempts: 1,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app
+}
+
+func TestCheckPrintsPlanAndCost(t *testing.T) {
+	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
+	account100(t, sim)
+	app := build(t, sim, "accounts: [{regions: [us-east-1]}]\n")
+	var out bytes.Buffer
+	res := preflight.Run(context.Background(), app, &out)
+	t.Logf("check output:\n%s", out.String())
+	if !res.OK() {
+		t.Fatalf("preflight failed: %+v", res)
+	}
+	if res.Tables != 100 || res.Indexes != 200 || res.Queried != 1200 || res.Requests != 3 {
+		t.Errorf("plan = %d tables, %d indexes, %d queried, %d requests; want 100, 200, 1200, 3", res.Tables, res.Indexes, res.Queried, res.Requests)
+	}
+	// 1,200 metrics x 43,200 one-minute cycles x $0.01/1,000, plus 3
+	// ListMetrics pages per cycle at $0.01/1,000 requests.
+	want := 1200*43200*0.01/1000 + 3*43200*0.01/1000
+	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 {
+		t.Errorf("monthly cost = %.2f, want %.2f", res.MonthlyCost, want)
+	}
+	for _, s := range []string{
+		"ok       dynamodb:DescribeTable",
+		"ok       cloudwatch:GetMetricData",
+		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
+		"per cycle: 3 GetMetricData requests, 1200 metrics requested, 3 ListMetrics requests",
+		"about $519.70 per 30 days",
+		"preflight passed",
+	} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+
+	// At a 5-minute interval the same plan costs a fifth.
+	app5 := build(t, sim, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {interval: 5m}}\n")
+	var out5 bytes.Buffer
+	if res5 := preflight.Run(context.Background(), app5, &out5); res5.MonthlyCost*5-res.MonthlyCost > 0.01 || res5.MonthlyCost*5-res.MonthlyCost < -0.01 {
+		t.Errorf("5m cost %.2f is not a fifth of 1m cost %.2f", res5.MonthlyCost, res.MonthlyCost)
+	}
+}
+
+func TestCheckNamesMissingPermissions(t *testing.T) {
+	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
+	account100(t, sim)
+	sim.Deny("cloudwatch:GetMetricData", "application-autoscaling:DescribeScalingPolicies")
+	app := build(t, sim, "accounts: [{name: prod, regions: [us-east-1]}]\n")
+	var out bytes.Buffer
+	res := preflight.Run(context.Background(), app, &out)
+	if res.OK() {
+		t.Fatalf("preflight passed with denied permissions:\n%s", out.String())
+	}
+	want := []string{"prod/us-east-1: application-autoscaling:DescribeScalingPolicies", "prod/us-east-1: cloudwatch:GetMetricData"}
+	if strings.Join(res.Missing, "|") != strings.Join(want, "|") {
+		t.Errorf("missing = %q, want %q", res.Missing, want)
+	}
+	if len(res.Failed) != 0 {
+		t.Errorf("unexpected failures: %q", res.Failed)
+	}
+	for _, s := range []string{"MISSING  cloudwatch:GetMetricData", "MISSING  application-autoscaling:DescribeScalingPolicies", "ok       dynamodb:ListTables", "preflight FAILED: 2 missing permission(s)"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "SECRETTEST") {
+		t.Error("output leaks the secret key")
+	}
+}
