@@ -1,7 +1,6 @@
 package awssim
 
 import (
-	"cmp"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -361,8 +360,5 @@ func (s *Server) ScalableTargets(region string) []ScalableTarget {
 	for _, k := range slices.Sorted(maps.Keys(r.targets)) {
 		out = append(out, *r.targets[k])
 	}
-	slices.SortFunc(out, func(a, b ScalableTarget) int {
-		return cmp.Or(cmp.Compare(a.ResourceID, b.ResourceID), cmp.Compare(a.ScalableDimension, b.ScalableDimension))
-	})
 	return out
 }

@@ -125,6 +125,7 @@ func (c *call) cwGetMetricData() (any, error) {
 	if err := validateGetMetricData(&in); err != nil {
 		return nil, err
 	}
+	c.srv.settleRegionNow(c.region)
 	offset, err := decodeOffsetToken(in.NextToken)
 	if err != nil {
 		return nil, err
@@ -260,6 +261,7 @@ func (c *call) cwListMetrics() (any, error) {
 	if err := c.admit("", tables...); err != nil {
 		return nil, err
 	}
+	c.srv.settleRegionNow(c.region)
 	if in.RecentlyActive != "" && in.RecentlyActive != "PT3H" {
 		return nil, apiErr(ErrValidation, fmt.Sprintf("1 validation error detected: Value '%s' at 'recentlyActive' failed to satisfy constraint: Member must satisfy enum value set: [PT3H]", in.RecentlyActive))
 	}

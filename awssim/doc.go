@@ -20,6 +20,16 @@
 // broken on purpose ([Server.InjectFault], [Server.Deny]). [NewFixture] builds
 // a small, deterministic account used by golden tests and demos.
 //
+// DynamoDB also has a data plane: PutItem, GetItem, DeleteItem,
+// BatchWriteItem, Scan (parallel segments, Limit, the 1 MB page, projection,
+// Select, consumed capacity) and UpdateTimeToLive. Items are loaded fast
+// with [Server.PutItems] and observed with [Server.Item], [Server.Items] and
+// [Server.ItemStats]. A simulated TTL process deletes expired items late
+// (Table.TTLDeletionDelay) and counts each deletion in the CloudWatch metric
+// TimeToLiveDeletedItemCount; it runs lazily whenever a request touches the
+// table (see [Server.SweepTTL]). No key or attribute value ever appears in
+// an error message or a log line.
+//
 // Every "now" comes from the server's [clock.Clock], so a test with a manual
 // clock gets identical answers on every run.
 package awssim

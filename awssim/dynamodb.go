@@ -17,6 +17,12 @@ var dynamoHandlers = map[string]func(*call) (any, error){
 	"DescribeTimeToLive": (*call).ddbDescribeTimeToLive,
 	"ListTagsOfResource": (*call).ddbListTagsOfResource,
 	"UpdateTable":        (*call).ddbUpdateTable,
+	"UpdateTimeToLive":   (*call).ddbUpdateTimeToLive,
+	"PutItem":            (*call).ddbPutItem,
+	"GetItem":            (*call).ddbGetItem,
+	"DeleteItem":         (*call).ddbDeleteItem,
+	"BatchWriteItem":     (*call).ddbBatchWriteItem,
+	"Scan":               (*call).ddbScan,
 }
 
 // decodeJSON decodes an AWS JSON request body into in; an empty body is {}.
@@ -133,18 +139,20 @@ func onDemandDesc(o OnDemandThroughput, onDemand bool) *ddbOnDemand {
 	return &ddbOnDemand{MaxReadRequestUnits: unl(o.MaxReadRequestUnits), MaxWriteRequestUnits: unl(o.MaxWriteRequestUnits)}
 }
 
-// describeTable renders t in region as a TableDescription.
+// describeTable renders t in region as a TableDescription. s.mu must be
+// held.
 func (s *Server) describeTable(region string, t *Table) ddbTableDescription {
 	now := s.now()
 	arn := s.tableARN(region, t.Name)
 	od := t.BillingMode == BillingPayPerRequest
+	itemCount, sizeBytes := s.reportedCounts(region, t, now)
 	d := ddbTableDescription{
 		TableName:             t.Name,
 		TableStatus:           t.Status,
 		CreationDateTime:      *epoch(t.CreationDateTime),
 		ProvisionedThroughput: throughputDesc(t.Throughput, od, now),
-		TableSizeBytes:        t.SizeBytes,
-		ItemCount:             t.ItemCount,
+		TableSizeBytes:        sizeBytes,
+		ItemCount:             itemCount,
 		TableArn:              arn,
 		TableId:               stableUUID(arn + t.CreationDateTime.String()),
 		BillingModeSummary: &ddbBillingModeSummary{
@@ -245,6 +253,7 @@ func (c *call) ddbDescribeTable() (any, error) {
 	if t == nil {
 		return nil, tableNotFound(in.TableName)
 	}
+	s.settleTable(c.region, t, s.now())
 	return struct{ Table ddbTableDescription }{s.describeTable(c.region, t)}, nil
 }
 

@@ -64,7 +64,20 @@ type GlobalSecondaryIndex struct {
 type TimeToLive struct {
 	Status        string // ENABLED, ENABLING, DISABLED (default), DISABLING
 	AttributeName string
+	// LastModified is when UpdateTimeToLive last changed the setting (zero:
+	// never). DynamoDB refuses a further change within an hour of it. For
+	// an ENABLED setting it is also when TTL started to act; zero means
+	// "always enabled".
+	LastModified time.Time
+	// TransitionEnds is when an ENABLING or DISABLING status becomes
+	// ENABLED or DISABLED. Zero keeps the status as it is.
+	TransitionEnds time.Time
 }
+
+// DefaultTTLDeletionDelay is how long after an item's TTL has passed the
+// simulated TTL process deletes it when Table.TTLDeletionDelay is zero.
+// DynamoDB gives no SLA; deletions typically happen within a few days.
+const DefaultTTLDeletionDelay = 48 * time.Hour
 
 // Table is everything the simulator knows about one DynamoDB table.
 type Table struct {
@@ -85,6 +98,18 @@ type Table struct {
 	GSIs                 []GlobalSecondaryIndex
 	Tags                 map[string]string
 	TTL                  TimeToLive
+
+	// TTLDeletionDelay is how long after an item becomes eligible (its TTL
+	// has passed, TTL is ENABLED and the item was written) the simulated
+	// TTL process deletes it: 0 means DefaultTTLDeletionDelay, a negative
+	// value deletes at the first sweep.
+	TTLDeletionDelay time.Duration
+	// TTLDeletionJitter adds to each item's delay a part of it in
+	// [0, TTLDeletionJitter) derived deterministically from the item's key.
+	TTLDeletionJitter time.Duration
+	// TTLTransition is how long UpdateTimeToLive leaves the status ENABLING
+	// or DISABLING; 0 goes straight to ENABLED or DISABLED.
+	TTLTransition time.Duration
 
 	// PayPerRequestSwitches are the times of the switches to on-demand
 	// (used for the 4-per-24h limit); UpdateTable appends to it.

@@ -13,6 +13,7 @@ type regionState struct {
 	tables   map[string]*Table
 	targets  map[string]*ScalableTarget // key: resourceID + " " + dimension
 	policies map[string]*ScalingPolicy  // key: resourceID + " " + dimension + " " + name
+	items    map[string]*tableItems     // key: table name; see items.go
 }
 
 // region returns the state of name, creating it. s.mu must be held.
@@ -23,6 +24,7 @@ func (s *Server) region(name string) *regionState {
 			tables:   make(map[string]*Table),
 			targets:  make(map[string]*ScalableTarget),
 			policies: make(map[string]*ScalingPolicy),
+			items:    make(map[string]*tableItems),
 		}
 		s.regions[name] = r
 	}
@@ -36,7 +38,9 @@ var (
 
 // PutTable creates or replaces table t in region. Missing fields get AWS's
 // defaults (ACTIVE, PROVISIONED, STANDARD, TTL DISABLED, creation time now,
-// a HASH key "pk" of type S).
+// a HASH key "pk" of type S). Replacing a table keeps its stored items if
+// the primary key is unchanged (TTL deletions due under the old setting are
+// applied first) and drops them otherwise.
 func (s *Server) PutTable(region string, t Table) error {
 	if !regionRE.MatchString(region) {
 		return fmt.Errorf("awssim: put table: invalid region %q", region)
@@ -90,11 +94,18 @@ func (s *Server) PutTable(region string, t Table) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.region(region).tables[t.Name] = &t
+	r := s.region(region)
+	if old := r.tables[t.Name]; old != nil {
+		s.settleTable(region, old, s.now())
+	}
+	r.tables[t.Name] = &t
+	s.resetSweep(region, t.Name)
+	s.tableData(region, t.Name, false) // drops items of a changed key schema
 	return nil
 }
 
-// Table returns a copy of the table name in region.
+// Table returns a copy of the table name in region, after applying the TTL
+// status transitions and deletions that are due.
 func (s *Server) Table(region, name string) (Table, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -102,6 +113,7 @@ func (s *Server) Table(region, name string) (Table, bool) {
 	if r == nil || r.tables[name] == nil {
 		return Table{}, false
 	}
+	s.settleTable(region, r.tables[name], s.now())
 	return cloneTable(*r.tables[name]), true
 }
 
@@ -116,8 +128,8 @@ func (s *Server) TableNames(region string) []string {
 	return slices.Sorted(maps.Keys(r.tables))
 }
 
-// DeleteTable removes a table and reports whether it existed. Its scalable
-// targets and policies are removed too.
+// DeleteTable removes a table and reports whether it existed. Its items,
+// scalable targets and policies are removed too.
 func (s *Server) DeleteTable(region, name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,6 +138,7 @@ func (s *Server) DeleteTable(region, name string) bool {
 		return false
 	}
 	delete(r.tables, name)
+	delete(r.items, name)
 	prefix := "table/" + name
 	for k, t := range r.targets {
 		if t.ResourceID == prefix || strings.HasPrefix(t.ResourceID, prefix+"/") {

@@ -174,7 +174,13 @@ func (c *call) stsAssumeRole() (any, error) {
 	out.Credentials.AccessKeyID = k.id.AccessKeyID
 	out.Credentials.SecretAccessKey = hexID("secret"+seed, 40)
 	out.Credentials.SessionToken = k.token
-	out.Credentials.Expiration = k.expires.UTC().Format("2006-01-02T15:04:05Z")
+	// The SDK checks expiry against the wall clock, not the simulated one, so
+	// the expiry it is told is never earlier than wall-clock now + duration.
+	wireExpiry := k.expires
+	if wall := time.Now().Add(duration); wall.After(wireExpiry) {
+		wireExpiry = wall
+	}
+	out.Credentials.Expiration = wireExpiry.UTC().Format("2006-01-02T15:04:05Z")
 	out.AssumedRoleUser.AssumedRoleID = k.id.UserID
 	out.AssumedRoleUser.Arn = k.id.ARN
 	return out, nil

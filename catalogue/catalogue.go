@@ -17,8 +17,9 @@ type Type string
 
 // The family types the exporter uses.
 const (
-	Gauge   Type = "gauge"
-	Counter Type = "counter"
+	Gauge     Type = "gauge"
+	Counter   Type = "counter"
+	Histogram Type = "histogram"
 )
 
 // Label names shared by many families.
@@ -34,6 +35,8 @@ const (
 	LabelCollector = "collector"
 	LabelService   = "service"
 	LabelErrorCode = "error_code"
+	LabelClass     = "class"
+	LabelOutcome   = "outcome"
 )
 
 // Family describes one metric family.
@@ -55,42 +58,54 @@ type Family struct {
 // Names of every family, as constants so that code refers to them by name and
 // the compiler catches typos.
 const (
-	ConsumedReadCapacityUnits       = "dynamodb_consumed_read_capacity_units"
-	ConsumedWriteCapacityUnits      = "dynamodb_consumed_write_capacity_units"
-	ThrottleEventsTotal             = "dynamodb_throttle_events_total"
-	ThrottleEventsByCauseTotal      = "dynamodb_throttle_events_by_cause_total"
-	ThrottledRequestsTotal          = "dynamodb_throttled_requests_total"
-	SuccessfulRequestLatencyAverage = "dynamodb_successful_request_latency_average_seconds"
-	SuccessfulRequestLatencyP99     = "dynamodb_successful_request_latency_p99_seconds"
-	SystemErrorsTotal               = "dynamodb_system_errors_total"
-	UserErrorsTotal                 = "dynamodb_user_errors_total"
-	TTLDeletedItemsTotal            = "dynamodb_ttl_deleted_items_total"
-	TableInfo                       = "dynamodb_table_info"
-	TableTTLInfo                    = "dynamodb_table_ttl_info"
-	ProvisionedReadCapacityUnits    = "dynamodb_provisioned_read_capacity_units"
-	ProvisionedWriteCapacityUnits   = "dynamodb_provisioned_write_capacity_units"
-	ProvisionedDecreasesToday       = "dynamodb_provisioned_capacity_decreases_today"
-	Items                           = "dynamodb_items"
-	SizeBytes                       = "dynamodb_size_bytes"
-	LastSwitchToOnDemandTimestamp   = "dynamodb_last_switch_to_on_demand_timestamp_seconds"
-	OnDemandMaxReadRequestUnits     = "dynamodb_on_demand_max_read_request_units"
-	OnDemandMaxWriteRequestUnits    = "dynamodb_on_demand_max_write_request_units"
-	AutoScalingMinCapacityUnits     = "dynamodb_autoscaling_min_capacity_units"
-	AutoScalingMaxCapacityUnits     = "dynamodb_autoscaling_max_capacity_units"
-	AutoScalingTargetUtilization    = "dynamodb_autoscaling_target_utilization_ratio"
-	AutoScalingScaleInCooldown      = "dynamodb_autoscaling_scale_in_cooldown_seconds"
-	AutoScalingScaleOutCooldown     = "dynamodb_autoscaling_scale_out_cooldown_seconds"
-	AutoScalingScaleInDisabled      = "dynamodb_autoscaling_scale_in_disabled"
-	ExporterAWSRequestsTotal        = "dynamodb_exporter_aws_requests_total"
-	ExporterAWSRequestErrorsTotal   = "dynamodb_exporter_aws_request_errors_total"
-	ExporterCollectorDuration       = "dynamodb_exporter_collector_duration_seconds"
-	ExporterCollectorLastSuccess    = "dynamodb_exporter_collector_last_success_timestamp_seconds"
-	ExporterCollectorSuccess        = "dynamodb_exporter_collector_success"
-	ExporterCollectorErrorsTotal    = "dynamodb_exporter_collector_errors_total"
-	ExporterCloudWatchMetricsTotal  = "dynamodb_exporter_cloudwatch_metrics_requested_total"
-	ExporterCloudWatchSeries        = "dynamodb_exporter_cloudwatch_series"
-	ExporterTables                  = "dynamodb_exporter_tables"
-	ExporterBuildInfo               = "dynamodb_exporter_build_info"
+	ConsumedReadCapacityUnits        = "dynamodb_consumed_read_capacity_units"
+	ConsumedWriteCapacityUnits       = "dynamodb_consumed_write_capacity_units"
+	ThrottleEventsTotal              = "dynamodb_throttle_events_total"
+	ThrottleEventsByCauseTotal       = "dynamodb_throttle_events_by_cause_total"
+	ThrottledRequestsTotal           = "dynamodb_throttled_requests_total"
+	SuccessfulRequestLatencyAverage  = "dynamodb_successful_request_latency_average_seconds"
+	SuccessfulRequestLatencyP99      = "dynamodb_successful_request_latency_p99_seconds"
+	SystemErrorsTotal                = "dynamodb_system_errors_total"
+	UserErrorsTotal                  = "dynamodb_user_errors_total"
+	TTLDeletedItemsTotal             = "dynamodb_ttl_deleted_items_total"
+	TableInfo                        = "dynamodb_table_info"
+	TableTTLInfo                     = "dynamodb_table_ttl_info"
+	ProvisionedReadCapacityUnits     = "dynamodb_provisioned_read_capacity_units"
+	ProvisionedWriteCapacityUnits    = "dynamodb_provisioned_write_capacity_units"
+	ProvisionedDecreasesToday        = "dynamodb_provisioned_capacity_decreases_today"
+	Items                            = "dynamodb_items"
+	SizeBytes                        = "dynamodb_size_bytes"
+	LastSwitchToOnDemandTimestamp    = "dynamodb_last_switch_to_on_demand_timestamp_seconds"
+	OnDemandMaxReadRequestUnits      = "dynamodb_on_demand_max_read_request_units"
+	OnDemandMaxWriteRequestUnits     = "dynamodb_on_demand_max_write_request_units"
+	AutoScalingMinCapacityUnits      = "dynamodb_autoscaling_min_capacity_units"
+	AutoScalingMaxCapacityUnits      = "dynamodb_autoscaling_max_capacity_units"
+	AutoScalingTargetUtilization     = "dynamodb_autoscaling_target_utilization_ratio"
+	AutoScalingScaleInCooldown       = "dynamodb_autoscaling_scale_in_cooldown_seconds"
+	AutoScalingScaleOutCooldown      = "dynamodb_autoscaling_scale_out_cooldown_seconds"
+	AutoScalingScaleInDisabled       = "dynamodb_autoscaling_scale_in_disabled"
+	TTLSampledItems                  = "dynamodb_ttl_sampled_items"
+	TTLExpiredItemsEstimate          = "dynamodb_ttl_expired_items_estimate"
+	TTLExpiredItemsLowerBound        = "dynamodb_ttl_expired_items_lower_bound"
+	TTLExpiredItemsUpperBound        = "dynamodb_ttl_expired_items_upper_bound"
+	TTLNeverExpiringItemsEstimate    = "dynamodb_ttl_never_expiring_items_estimate"
+	TTLNeverExpiringItemsLowerBound  = "dynamodb_ttl_never_expiring_items_lower_bound"
+	TTLNeverExpiringItemsUpperBound  = "dynamodb_ttl_never_expiring_items_upper_bound"
+	TTLOldestExpiredItemAge          = "dynamodb_ttl_oldest_expired_item_age_seconds"
+	TTLLiveItemRemainingLifetime     = "dynamodb_ttl_live_item_remaining_lifetime_seconds"
+	TTLSamplerConsumedReadUnitsTotal = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
+	TTLLastSampleTimestamp           = "dynamodb_ttl_last_sample_timestamp_seconds"
+	ExporterTTLSamplesTotal          = "dynamodb_exporter_ttl_samples_total"
+	ExporterAWSRequestsTotal         = "dynamodb_exporter_aws_requests_total"
+	ExporterAWSRequestErrorsTotal    = "dynamodb_exporter_aws_request_errors_total"
+	ExporterCollectorDuration        = "dynamodb_exporter_collector_duration_seconds"
+	ExporterCollectorLastSuccess     = "dynamodb_exporter_collector_last_success_timestamp_seconds"
+	ExporterCollectorSuccess         = "dynamodb_exporter_collector_success"
+	ExporterCollectorErrorsTotal     = "dynamodb_exporter_collector_errors_total"
+	ExporterCloudWatchMetricsTotal   = "dynamodb_exporter_cloudwatch_metrics_requested_total"
+	ExporterCloudWatchSeries         = "dynamodb_exporter_cloudwatch_series"
+	ExporterTables                   = "dynamodb_exporter_tables"
+	ExporterBuildInfo                = "dynamodb_exporter_build_info"
 )
 
 // backgroundNote ends the help of every family filled from AWS in the
@@ -194,7 +209,45 @@ var families = []Family{
 		"1 if the target-tracking policy never scales in, else 0." + backgroundNote,
 		scalingLabels, "boolean", "Application Auto Scaling DescribeScalingPolicies: DisableScaleIn"},
 
+	// TTL health sampler: Scan of random parallel-scan segments.
+	{TTLSampledItems, Gauge,
+		"Items read by the last completed TTL sample of the table, by class: live, expired (past, still present), missing (no TTL attribute), wrong_type, milliseconds, microseconds, nanoseconds, far_future, too_old, invalid_number." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelClass}, "items", "DynamoDB Scan (sampled segments), classified by the exporter"},
+	{TTLExpiredItemsEstimate, Gauge,
+		"Estimated items whose TTL has passed but that DynamoDB has not deleted yet (sample fraction times the table's item count)." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
+	{TTLExpiredItemsLowerBound, Gauge,
+		"Lower bound of the 95% interval of the expired-but-not-deleted item estimate; the interval accounts for clustering by partition key." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
+	{TTLExpiredItemsUpperBound, Gauge,
+		"Upper bound of the 95% interval of the expired-but-not-deleted item estimate." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
+	{TTLNeverExpiringItemsEstimate, Gauge,
+		"Estimated items whose TTL value TTL will never act on: not a Number, in milliseconds, microseconds or nanoseconds, more than five years in the past, or unparsable." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
+	{TTLNeverExpiringItemsLowerBound, Gauge,
+		"Lower bound of the 95% interval of the never-expiring item estimate." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
+	{TTLNeverExpiringItemsUpperBound, Gauge,
+		"Upper bound of the 95% interval of the never-expiring item estimate." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
+	{TTLOldestExpiredItemAge, Gauge,
+		"Time since the TTL of the oldest expired item seen by the last sample passed: how late deletion runs; 0 when the sample held no expired item." + backgroundNote,
+		tableLabels, "seconds", "DynamoDB Scan sample"},
+	{TTLLiveItemRemainingLifetime, Histogram,
+		"Remaining lifetime (TTL value minus now) of the live items the sampler has read since the exporter started; a retention that suddenly got shorter moves it down." + backgroundNote,
+		tableLabels, "seconds", "DynamoDB Scan sample"},
+	{TTLSamplerConsumedReadUnitsTotal, Counter,
+		"Read capacity units the TTL sampler's Scan calls consumed on the table, as DynamoDB reported them." + backgroundNote,
+		tableLabels, "capacity units", "DynamoDB Scan ConsumedCapacity"},
+	{TTLLastSampleTimestamp, Gauge,
+		"Time the last TTL sample of the table completed, as Unix seconds." + backgroundNote,
+		tableLabels, "seconds since epoch", "exporter"},
+
 	// The exporter itself.
+	{ExporterTTLSamplesTotal, Counter,
+		"TTL samples attempted, by outcome: complete, partial (read budget ran out; the segments read form the sample), skipped_budget (account budget for the hour spent) or error.",
+		[]string{LabelAccount, LabelRegion, LabelOutcome}, "samples", "exporter"},
 	{ExporterAWSRequestsTotal, Counter,
 		"AWS API calls made by the exporter, by service and operation.",
 		[]string{LabelAccount, LabelRegion, LabelService, LabelOperation}, "requests", "exporter"},
@@ -317,4 +370,10 @@ func DescribeAll(ch chan<- *prometheus.Desc) {
 	for _, f := range families {
 		ch <- descs[f.Name]
 	}
+}
+
+// MustHistogram builds a constant histogram of a catalogued histogram
+// family from cumulative bucket counts.
+func MustHistogram(name string, count uint64, sum float64, buckets map[float64]uint64, labelValues ...string) prometheus.Metric {
+	return prometheus.MustNewConstHistogram(Desc(name), count, sum, buckets, labelValues...)
 }

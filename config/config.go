@@ -55,6 +55,39 @@ type Collectors struct {
 	Tables      Interval   `yaml:"tables"`
 	AutoScaling Toggle     `yaml:"autoscaling"`
 	CloudWatch  CloudWatch `yaml:"cloudwatch"`
+	TTL         TTL        `yaml:"ttl"`
+}
+
+// TTL configures the TTL health sampler, which reads random segments of a
+// parallel Scan of each table with TTL enabled.
+type TTL struct {
+	Enabled *bool `yaml:"enabled"`
+	// Interval between sampler runs; each run samples the tables that are
+	// due, round-robin, within the run's share of the hourly budget.
+	Interval Duration `yaml:"interval"`
+	// TableInterval is the least time between two samples of one table.
+	TableInterval Duration `yaml:"table_interval"`
+	// SampleItems is the number of items a sample aims to read.
+	SampleItems int `yaml:"sample_items"`
+	// MaxReadRate caps the read capacity units per second the sampler
+	// consumes on one table.
+	MaxReadRate float64 `yaml:"max_read_rate"`
+	// Budget caps the read capacity units the sampler consumes.
+	Budget TTLBudget `yaml:"budget"`
+	// Attributes names the TTL attribute of tables whose TTL is disabled,
+	// so that they are sampled too (e.g. before TTL is turned on).
+	Attributes map[string]string `yaml:"attributes"`
+}
+
+// On reports whether the sampler is enabled (the default).
+func (t TTL) On() bool { return t.Enabled == nil || *t.Enabled }
+
+// TTLBudget caps the sampler's reads, in read capacity units.
+type TTLBudget struct {
+	// PerTableSample caps one sample of one table.
+	PerTableSample float64 `yaml:"per_table_sample"`
+	// PerHour caps all samples of one account and region in a rolling hour.
+	PerHour float64 `yaml:"per_hour"`
 }
 
 // Interval is a collector that only has a cadence.
@@ -115,6 +148,12 @@ const (
 	DefaultCloudWatchDelay     = 3 * time.Minute
 	DefaultMaxCatchUp          = 15 * time.Minute
 	DefaultConcurrency         = 4
+	DefaultTTLInterval         = 5 * time.Minute
+	DefaultTTLTableInterval    = time.Hour
+	DefaultTTLSampleItems      = 1500
+	DefaultTTLMaxReadRate      = 20
+	DefaultTTLPerTableSample   = 500
+	DefaultTTLPerHour          = 3600
 )
 
 // Duration is a time.Duration written as in Prometheus ("90s", "5m", "1h30m", "1d").
@@ -193,6 +232,21 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Collectors.CloudWatch.Interval, DefaultCloudWatchInterval)
 	setDefault(&c.Collectors.CloudWatch.Delay, DefaultCloudWatchDelay)
 	setDefault(&c.Collectors.CloudWatch.MaxCatchUp, DefaultMaxCatchUp)
+	setDefault(&c.Collectors.TTL.Interval, DefaultTTLInterval)
+	setDefault(&c.Collectors.TTL.TableInterval, DefaultTTLTableInterval)
+	t := &c.Collectors.TTL
+	if t.SampleItems == 0 {
+		t.SampleItems = DefaultTTLSampleItems
+	}
+	if t.MaxReadRate == 0 {
+		t.MaxReadRate = DefaultTTLMaxReadRate
+	}
+	if t.Budget.PerTableSample == 0 {
+		t.Budget.PerTableSample = DefaultTTLPerTableSample
+	}
+	if t.Budget.PerHour == 0 {
+		t.Budget.PerHour = DefaultTTLPerHour
+	}
 	if c.AWS.Concurrency == 0 {
 		c.AWS.Concurrency = DefaultConcurrency
 	}
@@ -276,9 +330,29 @@ func (c *Config) validate() error {
 		{"collectors.discovery.interval", c.Collectors.Discovery.Interval},
 		{"collectors.tables.interval", c.Collectors.Tables.Interval},
 		{"collectors.autoscaling.interval", c.Collectors.AutoScaling.Interval},
+		{"collectors.ttl.interval", c.Collectors.TTL.Interval},
+		{"collectors.ttl.table_interval", c.Collectors.TTL.TableInterval},
 	} {
 		if p.d.D() < 10*time.Second {
 			return fmt.Errorf("%s: %s is too short; use at least 10s", p.key, p.d.D())
+		}
+	}
+	t := c.Collectors.TTL
+	if t.SampleItems < 10 || t.SampleItems > 1000000 {
+		return fmt.Errorf("collectors.ttl.sample_items: must be between 10 and 1000000, got %d", t.SampleItems)
+	}
+	if t.MaxReadRate < 0.5 {
+		return fmt.Errorf("collectors.ttl.max_read_rate: must be at least 0.5 read capacity units per second, got %g", t.MaxReadRate)
+	}
+	if t.Budget.PerTableSample < 1 {
+		return fmt.Errorf("collectors.ttl.budget.per_table_sample: must be at least 1 read capacity unit, got %g", t.Budget.PerTableSample)
+	}
+	if t.Budget.PerHour < t.Budget.PerTableSample {
+		return fmt.Errorf("collectors.ttl.budget.per_hour: %g is less than collectors.ttl.budget.per_table_sample %g", t.Budget.PerHour, t.Budget.PerTableSample)
+	}
+	for table, attr := range t.Attributes {
+		if attr == "" {
+			return fmt.Errorf("collectors.ttl.attributes.%s: empty attribute name", table)
 		}
 	}
 	if c.AWS.Concurrency < 1 || c.AWS.Concurrency > 64 {

@@ -147,6 +147,13 @@ func walk(n *yaml.Node, v reflect.Value, path string) error {
 		}
 		v.SetBool(b)
 		return nil
+	case reflect.Float64:
+		var f float64
+		if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil {
+			return fmt.Errorf("%s (line %d): expected a number, got %q", where(path), n.Line, n.Value)
+		}
+		v.SetFloat(f)
+		return nil
 	case reflect.Int:
 		var i int
 		if n.Kind != yaml.ScalarNode || n.Decode(&i) != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -34,6 +35,10 @@ type Options struct {
 	RuntimeMetrics bool
 	// Logger receives the collectors' logs.
 	Logger *slog.Logger
+	// TTLPace replaces the TTL sampler's wall-clock pacing (tests, replays).
+	TTLPace func(ctx context.Context, d time.Duration) error
+	// TTLSeed makes the TTL sampler's segment choice reproducible when non-zero.
+	TTLSeed uint64
 }
 
 // Build wires an exporter from a validated configuration.
@@ -70,6 +75,19 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	}, log.With("collector", "cloudwatch"))
 	if cfg.Collectors.CloudWatch.On() {
 		jobs = append(jobs, Job{cw, cfg.Collectors.CloudWatch.Interval.D()})
+	}
+	if t := cfg.Collectors.TTL; t.On() {
+		jobs = append(jobs, Job{collectors.NewTTL(targets, inv, collectors.TTLSettings{
+			Interval:       t.Interval.D(),
+			TableInterval:  t.TableInterval.D(),
+			SampleItems:    t.SampleItems,
+			MaxReadRate:    t.MaxReadRate,
+			PerTableSample: t.Budget.PerTableSample,
+			PerHour:        t.Budget.PerHour,
+			Attributes:     t.Attributes,
+			Pace:           opts.TTLPace,
+			Seed:           opts.TTLSeed,
+		}, log.With("collector", "ttl")), t.Interval.D()})
 	}
 	cs := make([]collectors.Collector, len(jobs))
 	for i, j := range jobs {

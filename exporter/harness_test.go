@@ -68,7 +68,24 @@ type harness struct {
 // exporter against it from the YAML config (endpoints are added).
 func newHarness(t *testing.T, yaml string, setup func(sim *awssim.Server)) *harness {
 	t.Helper()
-	clk := clock.NewManual(start)
+	return newHarnessWith(t, yaml, setup, harnessOptions{})
+}
+
+// harnessOptions point the DynamoDB client elsewhere (DynamoDB Local) and
+// capture logs.
+type harnessOptions struct {
+	dynamoDB string
+	logger   *slog.Logger
+	start    time.Time
+}
+
+func newHarnessWith(t *testing.T, yaml string, setup func(sim *awssim.Server), ho harnessOptions) *harness {
+	t.Helper()
+	begin := start
+	if !ho.start.IsZero() {
+		begin = ho.start
+	}
+	clk := clock.NewManual(begin)
 	sim := awssim.New(awssim.WithClock(clk))
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(srv.Close)
@@ -79,12 +96,19 @@ func newHarness(t *testing.T, yaml string, setup func(sim *awssim.Server)) *harn
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
+	dynamo := srv.URL
+	if ho.dynamoDB != "" {
+		dynamo = ho.dynamoDB
+	}
 	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock: clk,
+		Clock:   clk,
+		Logger:  ho.logger,
+		TTLPace: func(context.Context, time.Duration) error { return nil },
+		TTLSeed: 42,
 		AWS: awsclient.Options{
 			Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "SECRETTEST", ""),
 			Endpoints: config.Endpoints{
-				DynamoDB: srv.URL, CloudWatch: srv.URL, ApplicationAutoScaling: srv.URL, STS: srv.URL,
+				DynamoDB: dynamo, CloudWatch: srv.URL, ApplicationAutoScaling: srv.URL, STS: srv.URL,
 			},
 			MaxAttempts: 1,
 		},

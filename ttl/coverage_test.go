@@ -235,6 +235,15 @@ func TestCoverageClustered(t *testing.T) {
 					if ic := float64(c.itemsCovered) / float64(c.runs); ic < minCover {
 						t.Errorf("p=%.4f %s heavy=%v: item-count coverage %.3f < %.2f", truth, d.name, heavy, ic, minCover)
 					}
+					// The README's stated error bound at the default budget
+					// (typical clustering): p95 relative error <= 0.5 for a
+					// 20% class and <= 1.25 for a 3% class.
+					if !heavy && di == 0 && known > 0 {
+						bound := map[float64]float64{0.20: 0.5, 0.03: 1.25}[target]
+						if p95 := quantile(c.relErr, 0.95); bound > 0 && p95 > bound {
+							t.Errorf("p=%.4f default budget: p95 relative error %.2f above the README's bound %.2f", truth, p95, bound)
+						}
+					}
 					if c.zeroHitsCovered != c.zeroHits {
 						t.Errorf("p=%.4f %s: %d of %d zero-hit samples missed the truth", truth, d.name, c.zeroHits-c.zeroHitsCovered, c.zeroHits)
 					}

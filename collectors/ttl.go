@@ -1,0 +1,341 @@
+// TTL health: samples random segments of a parallel Scan of every table with
+// TTL enabled (or a configured attribute), classifies each item's TTL value,
+// and estimates how many expired items DynamoDB has not deleted yet and how
+// many items TTL will never delete. Reads are capped per sample, per account
+// and region per hour, and per second.
+package collectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
+)
+
+// LifetimeBuckets are the upper bounds, in seconds, of the remaining-lifetime
+// histogram: 1 h, 6 h, 1 d, 3 d, 7 d, 14 d, 30 d, 90 d, 180 d, 365 d.
+var LifetimeBuckets = []float64{3600, 21600, 86400, 259200, 604800, 1209600, 2592000, 7776000, 15552000, 31536000}
+
+// TTLSettings tune the TTL collector.
+type TTLSettings struct {
+	Interval       time.Duration
+	TableInterval  time.Duration
+	SampleItems    int
+	MaxReadRate    float64
+	PerTableSample float64
+	PerHour        float64
+	// Attributes maps table names to a TTL attribute for tables whose TTL is disabled.
+	Attributes map[string]string
+	// Pace waits between Scan pages; nil waits on the wall clock. A replay
+	// passes a function that returns at once.
+	Pace func(ctx context.Context, d time.Duration) error
+	// Seed makes segment choice reproducible when non-zero.
+	Seed uint64
+}
+
+// TTL is the TTL health collector.
+type TTL struct {
+	targets   []*awsclient.Target
+	inventory *Inventory
+	settings  TTLSettings
+	logger    *slog.Logger
+	rng       *rand.Rand
+	snap      snapshot
+
+	mu    sync.Mutex
+	state map[string]*ttlTargetState
+}
+
+type ttlSpend struct {
+	at    time.Time
+	units float64
+}
+
+type ttlTargetState struct {
+	cursor   string // name of the last table sampled; the next run starts after it
+	spends   []ttlSpend
+	tables   map[string]*ttlTableState
+	outcomes map[string]float64
+}
+
+type ttlTableState struct {
+	sampled  time.Time
+	failed   time.Time // last failed attempt: retried after a few runs, not every run
+	counts   [ttl.NumClasses]int64
+	expired  ttl.Estimate
+	never    ttl.Estimate
+	haveEst  bool
+	oldest   time.Duration
+	consumed float64
+	lifetime histogram
+}
+
+type histogram struct {
+	count   uint64
+	sum     float64
+	buckets []uint64 // cumulative, one per LifetimeBuckets bound
+}
+
+func (h *histogram) observe(v float64) {
+	if h.buckets == nil {
+		h.buckets = make([]uint64, len(LifetimeBuckets))
+	}
+	h.count++
+	h.sum += v
+	for i, b := range LifetimeBuckets {
+		if v <= b {
+			h.buckets[i]++
+		}
+	}
+}
+
+func (h *histogram) bucketMap() map[float64]uint64 {
+	m := make(map[float64]uint64, len(LifetimeBuckets))
+	for i, b := range LifetimeBuckets {
+		if h.buckets == nil {
+			m[b] = 0
+		} else {
+			m[b] = h.buckets[i]
+		}
+	}
+	return m
+}
+
+// TTL outcomes counted by dynamodb_exporter_ttl_samples_total.
+const (
+	OutcomeComplete      = "complete"
+	OutcomePartial       = "partial"
+	OutcomeSkippedBudget = "skipped_budget"
+	OutcomeError         = "error"
+)
+
+// NewTTL returns the TTL health collector.
+func NewTTL(targets []*awsclient.Target, inv *Inventory, s TTLSettings, logger *slog.Logger) *TTL {
+	seed := s.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	return &TTL{
+		targets: targets, inventory: inv, settings: s, logger: logger,
+		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		state: map[string]*ttlTargetState{},
+	}
+}
+
+// Name implements Collector.
+func (c *TTL) Name() string { return "ttl" }
+
+// Metrics implements Collector.
+func (c *TTL) Metrics() []prometheus.Metric { return c.snap.Metrics() }
+
+// TTLAttribute returns the TTL attribute a table is sampled with, if any:
+// the one of an enabled (or enabling) TTL setting, else a configured one.
+func TTLAttribute(tb *Table, configured map[string]string) (string, bool) {
+	if tb.TTL != nil && (tb.TTL.TimeToLiveStatus == types.TimeToLiveStatusEnabled || tb.TTL.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		if a := aws.ToString(tb.TTL.AttributeName); a != "" {
+			return a, true
+		}
+	}
+	a, ok := configured[tb.Name]
+	return a, ok && a != ""
+}
+
+// Run implements Collector: for every target, sample the due tables in
+// round-robin order within the run's share of the hourly budget.
+func (c *TTL) Run(ctx context.Context, now time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	var ms []prometheus.Metric
+	for _, t := range c.targets {
+		st := c.state[t.Key()]
+		if st == nil {
+			st = &ttlTargetState{tables: map[string]*ttlTableState{}, outcomes: map[string]float64{}}
+			c.state[t.Key()] = st
+		}
+		if err := c.runTarget(ctx, t, st, now); err != nil {
+			errs = append(errs, err)
+		}
+		ms = append(ms, st.metrics(t)...)
+	}
+	c.snap.store(ms)
+	return errors.Join(errs...)
+}
+
+func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetState, now time.Time) error {
+	type eligible struct {
+		table *Table
+		attr  string
+	}
+	var tables []eligible
+	keep := map[string]bool{}
+	for _, tb := range c.inventory.Tables(t.Key()) {
+		if attr, ok := TTLAttribute(tb, c.settings.Attributes); ok {
+			tables = append(tables, eligible{tb, attr})
+			keep[tb.Name] = true
+		}
+	}
+	for name := range st.tables {
+		if !keep[name] {
+			delete(st.tables, name)
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	// Round-robin: start after the table sampled last.
+	start := sort.Search(len(tables), func(i int) bool { return tables[i].table.Name > st.cursor })
+	ordered := append(append([]eligible{}, tables[start:]...), tables[:start]...)
+
+	// Spend of the last hour, and this run's share of the hourly budget.
+	cut := now.Add(-time.Hour)
+	kept := st.spends[:0]
+	spent := 0.0
+	for _, s := range st.spends {
+		if s.at.After(cut) {
+			kept = append(kept, s)
+			spent += s.units
+		}
+	}
+	st.spends = kept
+	share := c.settings.PerHour * float64(c.settings.Interval) / float64(time.Hour)
+	share = max(share, c.settings.PerTableSample)
+	runSpent := 0.0
+
+	var errs []error
+	for _, e := range ordered {
+		ts := st.tables[e.table.Name]
+		if ts == nil {
+			ts = &ttlTableState{}
+			st.tables[e.table.Name] = ts
+		}
+		if !ts.sampled.IsZero() && now.Sub(ts.sampled) < c.settings.TableInterval {
+			continue
+		}
+		if retry := min(c.settings.TableInterval, 4*c.settings.Interval); !ts.failed.IsZero() && now.Sub(ts.failed) < retry {
+			continue
+		}
+		if runSpent >= share {
+			break
+		}
+		left := c.settings.PerHour - spent
+		if left < 1 {
+			st.outcomes[OutcomeSkippedBudget]++
+			c.logger.Info("TTL sampling paused: the hourly read budget is spent", "account", t.Account, "region", t.Region, "budget_per_hour", c.settings.PerHour)
+			break
+		}
+		res, err := SampleTable(ctx, t.DynamoDB, e.table.Description, SampleOptions{
+			Attribute:   e.attr,
+			SampleItems: c.settings.SampleItems,
+			Budget:      min(c.settings.PerTableSample, left),
+			MaxReadRate: c.settings.MaxReadRate,
+			Now:         now,
+			Rand:        c.rng,
+			Pace:        c.settings.Pace,
+		})
+		spent += res.ConsumedReadUnits
+		runSpent += res.ConsumedReadUnits
+		st.spends = append(st.spends, ttlSpend{now, res.ConsumedReadUnits})
+		ts.consumed += res.ConsumedReadUnits
+		st.cursor = e.table.Name
+		if err != nil {
+			st.outcomes[OutcomeError]++
+			ts.failed = now
+			errs = append(errs, err)
+			c.logger.Warn("TTL sample failed", "account", t.Account, "region", t.Region, "table", e.table.Name, "error_code", awsclient.ErrorCode(err), "err", err)
+			continue
+		}
+		if err := ts.record(res, now); err != nil {
+			st.outcomes[OutcomeError]++
+			ts.failed = now
+			errs = append(errs, fmt.Errorf("TTL sample of table %s in %s: %w", e.table.Name, t.Key(), err))
+			continue
+		}
+		if res.Complete {
+			st.outcomes[OutcomeComplete]++
+		} else {
+			st.outcomes[OutcomePartial]++
+			c.logger.Info("TTL sample cut short by its read budget; the segments read form the sample",
+				"account", t.Account, "region", t.Region, "table", e.table.Name,
+				"segments_read", len(res.Sample.Segments), "segments_planned", res.Planned, "budget", c.settings.PerTableSample)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// record keeps a sample's figures. A sample with no complete segment leaves
+// the previous figures in place.
+func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
+	if len(res.Sample.Segments) == 0 {
+		return errors.New("the read budget ran out before one segment was read; raise collectors.ttl.budget.per_table_sample")
+	}
+	expired, err := res.Sample.Estimate(ttl.SetOf(ttl.Expired))
+	if err != nil && !errors.Is(err, ttl.ErrEmptySample) {
+		return fmt.Errorf("estimating expired items: %w", err)
+	}
+	never, err2 := res.Sample.Estimate(ttl.NeverExpiring)
+	if err2 != nil && !errors.Is(err2, ttl.ErrEmptySample) {
+		return fmt.Errorf("estimating never-expiring items: %w", err2)
+	}
+	ts.haveEst = err == nil && err2 == nil
+	ts.expired, ts.never = expired, never
+	ts.counts = res.Counts()
+	ts.oldest = res.OldestExpiredAge
+	ts.sampled = now
+	ts.failed = time.Time{}
+	for _, v := range res.LiveRemaining {
+		ts.lifetime.observe(v)
+	}
+	return nil
+}
+
+func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
+	var ms []prometheus.Metric
+	names := make([]string, 0, len(st.tables))
+	for n := range st.tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ts := st.tables[n]
+		lv := []string{t.Account, t.Region, n}
+		ms = append(ms, catalogue.MustMetric(catalogue.TTLSamplerConsumedReadUnitsTotal, ts.consumed, lv...))
+		if ts.sampled.IsZero() {
+			continue
+		}
+		for _, c := range ttl.Classes() {
+			ms = append(ms, catalogue.MustMetric(catalogue.TTLSampledItems, float64(ts.counts[c]), t.Account, t.Region, n, c.String()))
+		}
+		if ts.haveEst {
+			ms = append(ms,
+				catalogue.MustMetric(catalogue.TTLExpiredItemsEstimate, ts.expired.Items, lv...),
+				catalogue.MustMetric(catalogue.TTLExpiredItemsLowerBound, ts.expired.ItemsLower, lv...),
+				catalogue.MustMetric(catalogue.TTLExpiredItemsUpperBound, ts.expired.ItemsUpper, lv...),
+				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsEstimate, ts.never.Items, lv...),
+				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsLowerBound, ts.never.ItemsLower, lv...),
+				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsUpperBound, ts.never.ItemsUpper, lv...),
+			)
+		}
+		ms = append(ms,
+			catalogue.MustMetric(catalogue.TTLOldestExpiredItemAge, ts.oldest.Seconds(), lv...),
+			catalogue.MustMetric(catalogue.TTLLastSampleTimestamp, float64(ts.sampled.UnixNano())/1e9, lv...),
+			catalogue.MustHistogram(catalogue.TTLLiveItemRemainingLifetime, ts.lifetime.count, ts.lifetime.sum, ts.lifetime.bucketMap(), lv...),
+		)
+	}
+	for _, o := range []string{OutcomeComplete, OutcomePartial, OutcomeSkippedBudget, OutcomeError} {
+		ms = append(ms, catalogue.MustMetric(catalogue.ExporterTTLSamplesTotal, st.outcomes[o], t.Account, t.Region, o))
+	}
+	return ms
+}

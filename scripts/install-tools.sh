@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# install-tools.sh — install the external programs the tests use into ./.tools/.
+#
+# Usage: scripts/install-tools.sh [tool...]
+#
+# Tools: promtool prometheus alertmanager dynamodb-local dynalite (default: all).
+# Each tool is pinned below and skipped when the pinned version is already
+# present, so running this again is cheap. Installs go to $DYNAMODB_EXPORTER_TOOLS
+# when that is set, else to <repo root>/.tools:
+#
+#   bin/promtool, bin/prometheus, bin/alertmanager   go install from the Go module proxy
+#   dynamodb-local/DynamoDBLocal.jar (+ _lib/)       from the npm package amplify-dynamodb-simulator
+#   node/node_modules/.bin/dynalite                  npm install dynalite
+#
+# Needs: go (Prometheus tools), npm + tar + sha256sum (DynamoDB Local, dynalite).
+# Running DynamoDB Local also needs java; running dynalite needs node.
+set -euo pipefail
+
+# --- Pinned versions ---------------------------------------------------------
+# Go module v0.3xx.y of github.com/prometheus/prometheus is Prometheus 3.xx.y.
+# Its go.mod has no replace directives, so `go install pkg@version` works.
+PROMETHEUS_MODULE=github.com/prometheus/prometheus
+PROMETHEUS_VERSION=v0.316.0
+# Alertmanager v0.32.0 and later embed a web UI (ui/app/dist) that is built by
+# npm and is not in the module zip, so `go install` fails with "pattern
+# app/dist: no matching files found". v0.31.1 is the newest version whose UI
+# assets are committed Go code, so it installs cleanly.
+ALERTMANAGER_MODULE=github.com/prometheus/alertmanager
+ALERTMANAGER_VERSION=v0.31.1
+# amplify-dynamodb-simulator 2.9.30 ships DynamoDB Local 1.25.1. npm checks the
+# tarball's integrity; we also pin the jar itself.
+DYNAMODB_SIMULATOR_VERSION=2.9.30
+DYNAMODB_LOCAL_JAR_SHA256=454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
+DYNALITE_VERSION=4.0.0
+
+ALL_TOOLS=(promtool prometheus alertmanager dynamodb-local dynalite)
+
+# --- Helpers -----------------------------------------------------------------
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS_DIR=${DYNAMODB_EXPORTER_TOOLS:-$ROOT/.tools}
+LOG_DIR=$TOOLS_DIR/logs
+
+# Scratch directories made under $TOOLS_DIR; removed on exit, even on failure.
+TMP_DIRS=()
+cleanup() {
+	((${#TMP_DIRS[@]})) && rm -rf "${TMP_DIRS[@]}"
+	return 0
+}
+trap cleanup EXIT
+
+# make_tmp NAME — create a scratch directory next to the final install location
+# (same file system, so mv is atomic) and print its path.
+make_tmp() {
+	mktemp -d "$TOOLS_DIR/.tmp.$1.XXXXXX"
+}
+
+die() {
+	printf 'install-tools: error: %s\n' "$*" >&2
+	exit 1
+}
+
+need() {
+	command -v "$1" >/dev/null 2>&1 || die "$1 is required to install $2 but is not on PATH"
+}
+
+# report TOOL STATUS PATH START_SECONDS — the one summary line per tool.
+report() {
+	printf '%-15s %-16s %s (%ss)\n' "$1:" "$2" "$3" "$((SECONDS - $4))"
+}
+
+# run_logged TOOL CMD... — run CMD with its output in $LOG_DIR/TOOL.log; show
+# the log's tail and fail when CMD fails.
+run_logged() {
+	local tool=$1 log=$LOG_DIR/$1.log
+	shift
+	mkdir -p "$LOG_DIR"
+	if ! "$@" >"$log" 2>&1; then
+		printf 'install-tools: %s failed; last lines of %s:\n' "$tool" "$log" >&2
+		tail -n 40 "$log" >&2
+		exit 1
+	fi
+}
+
+# go_binary_version BINARY MODULE — print the version of MODULE that BINARY was
+# built from (empty when the binary is missing or was built from something else).
+go_binary_version() {
+	[[ -x $1 ]] || return 0
+	go version -m "$1" 2>/dev/null | awk -v mod="$2" '$1 == "mod" && $2 == mod { print $3 }'
+}
+
+# install_go_tool TOOL MODULE VERSION PACKAGE — go install PACKAGE@VERSION into bin/.
+install_go_tool() {
+	local tool=$1 module=$2 version=$3 pkg=$4 start=$SECONDS
+	local bin=$TOOLS_DIR/bin/$tool
+	need go "$tool"
+	if [[ $(go_binary_version "$bin" "$module") == "$version" ]]; then
+		report "$tool" "already present" "$bin" "$start"
+		return
+	fi
+	printf 'install-tools: building %s from %s@%s (a few minutes on a cold Go cache)...\n' \
+		"$tool" "$pkg" "$version" >&2
+	# Build into a scratch GOBIN and move the result, so an interrupted build
+	# never leaves a half-written binary at the final path.
+	local tmp
+	tmp=$(make_tmp "$tool")
+	TMP_DIRS+=("$tmp")
+	# Run outside the repo so the project's go.mod and go.work play no part.
+	run_logged "$tool" env -C "$tmp" GOBIN="$tmp" GOWORK=off go install "$pkg@$version"
+	mkdir -p "$TOOLS_DIR/bin"
+	mv -f "$tmp/$tool" "$bin"
+	report "$tool" "installed" "$bin" "$start"
+}
+
+install_dynamodb_local() {
+	local tool=dynamodb-local start=$SECONDS
+	local dest=$TOOLS_DIR/dynamodb-local
+	local stamp="amplify-dynamodb-simulator@$DYNAMODB_SIMULATOR_VERSION $DYNAMODB_LOCAL_JAR_SHA256"
+	if [[ -f $dest/DynamoDBLocal.jar && -f $dest/.installed && $(<"$dest/.installed") == "$stamp" ]]; then
+		report "$tool" "already present" "$dest/DynamoDBLocal.jar" "$start"
+		return
+	fi
+	need npm "$tool"
+	need tar "$tool"
+	need sha256sum "$tool"
+	printf 'install-tools: fetching DynamoDB Local from npm amplify-dynamodb-simulator@%s...\n' \
+		"$DYNAMODB_SIMULATOR_VERSION" >&2
+	local tmp
+	tmp=$(make_tmp "$tool")
+	TMP_DIRS+=("$tmp")
+	# npm pack downloads the tarball only (no dependencies, no install scripts).
+	run_logged "$tool" npm pack --silent --pack-destination "$tmp" \
+		"amplify-dynamodb-simulator@$DYNAMODB_SIMULATOR_VERSION"
+	tar -xzf "$tmp"/amplify-dynamodb-simulator-*.tgz -C "$tmp" package/emulator
+	local jar=$tmp/package/emulator/DynamoDBLocal.jar
+	[[ -f $jar && -d $tmp/package/emulator/DynamoDBLocal_lib ]] ||
+		die "the npm package no longer has emulator/DynamoDBLocal.jar and DynamoDBLocal_lib/"
+	local sum
+	sum=$(sha256sum "$jar" | awk '{ print $1 }')
+	[[ $sum == "$DYNAMODB_LOCAL_JAR_SHA256" ]] ||
+		die "DynamoDBLocal.jar has sha256 $sum, expected $DYNAMODB_LOCAL_JAR_SHA256"
+	printf '%s\n' "$stamp" >"$tmp/package/emulator/.installed"
+	rm -rf "$dest"
+	mv "$tmp/package/emulator" "$dest"
+	report "$tool" "installed" "$dest/DynamoDBLocal.jar" "$start"
+}
+
+install_dynalite() {
+	local tool=dynalite start=$SECONDS
+	local prefix=$TOOLS_DIR/node
+	local bin=$prefix/node_modules/.bin/dynalite
+	local pkg_json=$prefix/node_modules/dynalite/package.json
+	if [[ -x $bin && -f $pkg_json ]] &&
+		grep -Eq "\"version\": *\"$DYNALITE_VERSION\"" "$pkg_json"; then
+		report "$tool" "already present" "$bin" "$start"
+		return
+	fi
+	need npm "$tool"
+	printf 'install-tools: installing dynalite@%s with npm...\n' "$DYNALITE_VERSION" >&2
+	mkdir -p "$prefix"
+	run_logged "$tool" npm install --prefix "$prefix" --no-audit --no-fund --no-save \
+		"dynalite@$DYNALITE_VERSION"
+	[[ -x $bin ]] || die "npm finished but $bin is missing"
+	report "$tool" "installed" "$bin" "$start"
+}
+
+install_tool() {
+	case $1 in
+	promtool) install_go_tool promtool "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/promtool" ;;
+	prometheus) install_go_tool prometheus "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/prometheus" ;;
+	alertmanager) install_go_tool alertmanager "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/alertmanager" ;;
+	dynamodb-local) install_dynamodb_local ;;
+	dynalite) install_dynalite ;;
+	*) die "unknown tool '$1' (known: ${ALL_TOOLS[*]})" ;;
+	esac
+}
+
+# --- Main --------------------------------------------------------------------
+case ${1:-} in
+-h | --help)
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+	exit 0
+	;;
+esac
+
+tools=("$@")
+((${#tools[@]})) || tools=("${ALL_TOOLS[@]}")
+for tool in "${tools[@]}"; do # check all names before installing anything
+	[[ " ${ALL_TOOLS[*]} " == *" $tool "* ]] || die "unknown tool '$tool' (known: ${ALL_TOOLS[*]})"
+done
+
+mkdir -p "$TOOLS_DIR"
+for tool in "${tools[@]}"; do
+	install_tool "$tool"
+done

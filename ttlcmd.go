@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
+)
+
+// ttlCmd groups the TTL tools.
+type ttlCmd struct {
+	Audit  ttlAuditCmd  `cmd:"" help:"Sample one table once and report its TTL health: classes, estimates with 95% intervals, deletion lag, capacity consumed."`
+	Decode ttlDecodeCmd `cmd:"" help:"Tell what DynamoDB TTL does with a value: the unit it reads, the date it resolves to, and the date meant if it was milliseconds (or finer)."`
+}
+
+type ttlDecodeCmd struct {
+	Value string `arg:"" help:"A TTL attribute value as stored, e.g. 1790812800 or 1790812800000."`
+}
+
+// Run prints the decoding of one value.
+func (c *ttlDecodeCmd) Run() error {
+	writeDecode(os.Stdout, c.Value, time.Now())
+	return nil
+}
+
+func writeDecode(w io.Writer, value string, now time.Time) {
+	d := ttl.Decode(value, now)
+	fmt.Fprintf(w, "class: %s (%s)\n", d.Class, d.Class.Description())
+	if !d.Valid {
+		fmt.Fprintln(w, "the value is not a DynamoDB Number: TTL ignores it and the item never expires")
+		return
+	}
+	if d.SecondsOK {
+		fmt.Fprintf(w, "read as epoch seconds (what TTL does): %s\n", d.Seconds.UTC().Format(time.RFC3339))
+	} else {
+		fmt.Fprintln(w, "read as epoch seconds (what TTL does): beyond any representable date")
+	}
+	if d.LikelyUnit != ttl.UnitSeconds {
+		fmt.Fprintf(w, "looks like %s: meant %s; store %d seconds instead\n",
+			d.LikelyUnit, d.InLikelyUnit.UTC().Format(time.RFC3339), d.InLikelyUnit.Unix())
+	}
+	if d.Class.NeverExpires() {
+		fmt.Fprintln(w, "TTL will never delete an item holding this value")
+	}
+}
+
+type ttlAuditCmd struct {
+	configFlags
+	logFlags
+	Table       string  `required:"" help:"Table to audit."`
+	Region      string  `help:"Region of the table (default: the first region of the first account)."`
+	Account     string  `help:"Account name from the config (default: the first)."`
+	Attribute   string  `help:"TTL attribute to classify (default: the table's TTL setting)."`
+	SampleItems int     `help:"Items the sample aims to read." default:"1500"`
+	Budget      float64 `help:"Read capacity units the sample may consume." default:"500"`
+	MaxReadRate float64 `help:"Read capacity units per second at most." default:"20"`
+}
+
+// Run samples the table once and prints the report.
+func (c *ttlAuditCmd) Run(ctx context.Context) error {
+	cfg, err := c.load()
+	if err != nil {
+		return err
+	}
+	targets, err := awsclient.NewTargets(ctx, cfg, awsclient.Options{})
+	if err != nil {
+		return err
+	}
+	var target *awsclient.Target
+	for _, t := range targets {
+		if (c.Account == "" || t.Account == c.Account) && (c.Region == "" || t.Region == c.Region) {
+			target = t
+			break
+		}
+	}
+	if target == nil {
+		return fmt.Errorf("no configured account %q in region %q", c.Account, c.Region)
+	}
+	return audit(ctx, target, c, os.Stdout, isTerminal(os.Stdout), time.Now())
+}
+
+func audit(ctx context.Context, t *awsclient.Target, c *ttlAuditCmd, w io.Writer, tty bool, now time.Time) error {
+	desc, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(c.Table)})
+	if err != nil {
+		return fmt.Errorf("describing table %s: %w", c.Table, err)
+	}
+	ttlDesc, err := t.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(c.Table)})
+	if err != nil {
+		return fmt.Errorf("describing time to live of table %s: %w", c.Table, err)
+	}
+	tb := &collectors.Table{Name: c.Table, Description: desc.Table, TTL: ttlDesc.TimeToLiveDescription}
+	attr := c.Attribute
+	if attr == "" {
+		var ok bool
+		if attr, ok = collectors.TTLAttribute(tb, nil); !ok {
+			return fmt.Errorf("table %s has TTL %s and no attribute; pass --attribute", c.Table, ttlDesc.TimeToLiveDescription.TimeToLiveStatus)
+		}
+	}
+	fmt.Fprintf(w, "table %s (%s, %s): TTL %s on attribute %q, %d items reported by DynamoDB\n",
+		c.Table, t.Account, t.Region, ttlDesc.TimeToLiveDescription.TimeToLiveStatus, attr, aws.ToInt64(desc.Table.ItemCount))
+	progress := func(done, planned int) {
+		if tty {
+			const width = 30
+			filled := done * width / max(planned, 1)
+			fmt.Fprintf(w, "\r[%s%s] %d/%d segments", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), done, planned)
+			if done == planned {
+				fmt.Fprintln(w)
+			}
+		} else if done == planned || done%max(planned/10, 1) == 0 {
+			fmt.Fprintf(w, "sampled %d/%d segments\n", done, planned)
+		}
+	}
+	res, err := collectors.SampleTable(ctx, t.DynamoDB, desc.Table, collectors.SampleOptions{
+		Attribute: attr, SampleItems: c.SampleItems, Budget: c.Budget, MaxReadRate: c.MaxReadRate, Now: now, Progress: progress,
+	})
+	if err != nil {
+		return err
+	}
+	writeReport(w, res)
+	return nil
+}
+
+func writeReport(w io.Writer, res collectors.SampleResult) {
+	counts := res.Counts()
+	var read int64
+	for _, n := range counts {
+		read += n
+	}
+	fmt.Fprintf(w, "read %d items in %d of %d segments (%d planned)", read, len(res.Sample.Segments), res.Sample.TotalSegments, res.Planned)
+	if !res.Complete {
+		fmt.Fprint(w, "; the read budget ran out: the segments read form the sample")
+	}
+	fmt.Fprintf(w, "\ncapacity consumed: %.1f read capacity units\n\nclass            items  meaning\n", res.ConsumedReadUnits)
+	for _, c := range ttl.Classes() {
+		fmt.Fprintf(w, "%-15s %6d  %s\n", c, counts[c], c.Description())
+	}
+	for _, e := range []struct {
+		label string
+		set   ttl.ClassSet
+	}{{"expired, not yet deleted", ttl.SetOf(ttl.Expired)}, {"never expiring", ttl.NeverExpiring}} {
+		est, err := res.Sample.Estimate(e.set)
+		if err != nil {
+			fmt.Fprintf(w, "%s: no estimate (%v)\n", e.label, err)
+			continue
+		}
+		exact := ""
+		if est.Exact {
+			exact = " (every segment read: exact)"
+		}
+		fmt.Fprintf(w, "%s: %.0f items (95%% interval %.0f to %.0f), %.2f%% of %.0f items%s\n",
+			e.label, est.Items, est.ItemsLower, est.ItemsUpper, 100*est.Fraction, est.TableItems, exact)
+	}
+	if res.OldestExpiredAge > 0 {
+		fmt.Fprintf(w, "oldest expired item seen expired %s ago (deletion lag)\n", res.OldestExpiredAge.Round(time.Second))
+	} else {
+		fmt.Fprintln(w, "no expired item seen")
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

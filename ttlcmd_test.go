@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+)
+
+func TestTTLDecodeOutput(t *testing.T) {
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		value string
+		want  []string
+	}{
+		{"1790812800000", []string{"class: milliseconds", "58718-", "looks like milliseconds: meant 2026-10-01T00:00:00Z; store 1790812800 seconds instead", "TTL will never delete"}},
+		{"1790812800", []string{"class: expired", "2026-10-01T00:00:00Z"}},
+		{"1800000000", []string{"class: live", "2027-01-15T08:00:00Z"}},
+		{"1e400", []string{"class: invalid_number", "not a DynamoDB Number"}},
+	}
+	for _, c := range cases {
+		var b bytes.Buffer
+		writeDecode(&b, c.value, now)
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("decode %s: output lacks %q:\n%s", c.value, w, b.String())
+			}
+		}
+		if c.value != "1790812800" && strings.Contains(b.String(), "class: expired") {
+			t.Errorf("decode %s misclassified:\n%s", c.value, b.String())
+		}
+	}
+}
+
+func TestTTLAuditOnDynamoDBLocal(t *testing.T) {
+	endpoint := testtools.StartDynamoDBLocal(t)
+	ctx := context.Background()
+	now := time.Now()
+	c := dynamodb.NewFromConfig(testtools.AWSConfig(endpoint))
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("sessions"),
+		BillingMode:          types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		v := now.Add(time.Hour).Unix()
+		switch {
+		case i < 8:
+			v = now.Add(-3 * time.Hour).Unix()
+		case i < 12:
+			v = now.UnixMilli()
+		}
+		if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("sessions"), Item: map[string]types.AttributeValue{
+			"id": &types.AttributeValueMemberS{Value: fmt.Sprintf("user-%d", i)}, "ttl": &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target, err := awsclient.NewTarget(ctx, config.Account{Name: "local"}, "us-east-1", awsclient.Options{
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+		Endpoints:   config.Endpoints{DynamoDB: endpoint},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := &ttlAuditCmd{Table: "sessions", SampleItems: 1500, Budget: 100}
+	var out bytes.Buffer
+	if err := audit(ctx, target, cmd, &out, false, now); err == nil || !strings.Contains(err.Error(), "pass --attribute") {
+		t.Fatalf("audit of a table with TTL disabled and no --attribute: err = %v", err)
+	}
+	cmd.Attribute = "ttl"
+	out.Reset()
+	if err := audit(ctx, target, cmd, &out, false, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"sampled 1/1 segments",
+		"read 30 items in 1 of 1 segments",
+		"expired, not yet deleted: 8 items (95% interval 8 to 8), 26.67% of 30 items (every segment read: exact)",
+		"never expiring: 4 items",
+		"oldest expired item seen expired 3h0m0s ago",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("audit output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "user-") {
+		t.Error("audit output contains item keys")
+	}
+}
