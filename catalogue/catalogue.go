@@ -119,9 +119,20 @@ var (
 	scalingLabels   = []string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension}
 )
 
-// families is the catalogue. Keep it grouped by source and in the order the
-// docs should show.
-var families = []Family{
+// families is the catalogue, in the order the docs show: the AWS-sourced
+// families, the derived ones (derived.go), then the exporter's own.
+var families = concat(awsFamilies, derivedFamilies, exporterFamilies)
+
+func concat(parts ...[]Family) []Family {
+	var out []Family
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// awsFamilies are read from AWS. Keep them grouped by source.
+var awsFamilies = []Family{
 	// CloudWatch, AWS/DynamoDB namespace.
 	{ConsumedReadCapacityUnits, Gauge,
 		"Read capacity units consumed per second during the last complete CloudWatch minute (Sum divided by the period); index is empty for the base table." + backgroundNote,
@@ -243,8 +254,10 @@ var families = []Family{
 	{TTLLastSampleTimestamp, Gauge,
 		"Time the last TTL sample of the table completed, as Unix seconds." + backgroundNote,
 		tableLabels, "seconds since epoch", "exporter"},
+}
 
-	// The exporter itself.
+// exporterFamilies describe the exporter itself.
+var exporterFamilies = []Family{
 	{ExporterTTLSamplesTotal, Counter,
 		"TTL samples attempted, by outcome: complete, partial (read budget ran out; the segments read form the sample), skipped_budget (account budget for the hour spent) or error.",
 		[]string{LabelAccount, LabelRegion, LabelOutcome}, "samples", "exporter"},

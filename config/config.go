@@ -56,6 +56,7 @@ type Collectors struct {
 	AutoScaling Toggle     `yaml:"autoscaling"`
 	CloudWatch  CloudWatch `yaml:"cloudwatch"`
 	TTL         TTL        `yaml:"ttl"`
+	Capacity    Capacity   `yaml:"capacity"`
 }
 
 // TTL configures the TTL health sampler, which reads random segments of a
@@ -250,6 +251,7 @@ func (c *Config) applyDefaults() {
 	if c.AWS.Concurrency == 0 {
 		c.AWS.Concurrency = DefaultConcurrency
 	}
+	c.Collectors.Capacity.applyDefaults()
 }
 
 func setDefault(d *Duration, v time.Duration) {
@@ -354,6 +356,9 @@ func (c *Config) validate() error {
 		if attr == "" {
 			return fmt.Errorf("collectors.ttl.attributes.%s: empty attribute name", table)
 		}
+	}
+	if err := c.Collectors.Capacity.validate(); err != nil {
+		return err
 	}
 	if c.AWS.Concurrency < 1 || c.AWS.Concurrency > 64 {
 		return fmt.Errorf("aws.concurrency: must be between 1 and 64, got %d", c.AWS.Concurrency)

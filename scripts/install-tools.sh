@@ -104,8 +104,8 @@ install_go_tool() {
 	local tmp
 	tmp=$(make_tmp "$tool")
 	TMP_DIRS+=("$tmp")
-	# Run outside the repo so the project's go.mod and go.work play no part.
-	run_logged "$tool" env -C "$tmp" GOBIN="$tmp" GOWORK=off go install "$pkg@$version"
+	# `go install pkg@version` builds with the tool's own go.mod, not ours.
+	run_logged "$tool" env GOBIN="$tmp" GOWORK=off go install "$pkg@$version"
 	mkdir -p "$TOOLS_DIR/bin"
 	mv -f "$tmp/$tool" "$bin"
 	report "$tool" "installed" "$bin" "$start"
