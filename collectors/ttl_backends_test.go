@@ -3,6 +3,7 @@ package collectors_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
@@ -23,16 +25,45 @@ type backend struct {
 	ttlDeletes bool
 	// itemCount is true when DescribeTable reports ItemCount.
 	itemCount bool
+	// create makes an empty table keyed pk (S) / sk (N); nil means CreateTable.
+	create func(t *testing.T, name string)
+}
+
+// simulated returns the built-in simulated account as a backend. It keeps
+// expired items for 48 hours (its default TTL deletion delay) and reports
+// ItemCount as of its last six-hourly refresh.
+func simulated(t *testing.T) backend {
+	sim := awssim.New()
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(srv.Close)
+	return backend{
+		name:      "awssim",
+		client:    dynamodb.NewFromConfig(testtools.AWSConfig(srv.URL)),
+		itemCount: true,
+		create: func(t *testing.T, name string) {
+			err := sim.PutTable("us-east-1", awssim.Table{
+				Name:        name,
+				BillingMode: awssim.BillingPayPerRequest,
+				KeySchema:   []awssim.KeyElement{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
+				AttributeDefinitions: []awssim.AttributeDefinition{
+					{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "sk", AttributeType: "N"},
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
 }
 
 func dynamoDBLocal(t *testing.T) backend {
 	ep := testtools.StartDynamoDBLocal(t)
-	return backend{"dynamodb-local", dynamodb.NewFromConfig(testtools.AWSConfig(ep)), true, true}
+	return backend{name: "dynamodb-local", client: dynamodb.NewFromConfig(testtools.AWSConfig(ep)), ttlDeletes: true, itemCount: true}
 }
 
 func dynalite(t *testing.T) backend {
 	ep := testtools.StartDynalite(t)
-	return backend{"dynalite", dynamodb.NewFromConfig(testtools.AWSConfig(ep)), false, false}
+	return backend{name: "dynalite", client: dynamodb.NewFromConfig(testtools.AWSConfig(ep))}
 }
 
 // population describes a table's items: partition keys, each holding
@@ -88,6 +119,17 @@ func num(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 }
 
+// load creates an on-demand table with key pk (S) / sk (N) on the backend and loads items.
+func (b backend) load(t *testing.T, name string, items []map[string]types.AttributeValue) {
+	t.Helper()
+	if b.create == nil {
+		createTable(t, b.client, name, items)
+		return
+	}
+	b.create(t, name)
+	writeItems(t, b.client, name, items)
+}
+
 // createTable creates an on-demand table with key pk (S) / sk (N) and loads items.
 func createTable(t *testing.T, c *dynamodb.Client, name string, items []map[string]types.AttributeValue) {
 	t.Helper()
@@ -117,6 +159,13 @@ func createTable(t *testing.T, c *dynamodb.Client, name string, items []map[stri
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	writeItems(t, c, name, items)
+}
+
+// writeItems loads items with BatchWriteItem, retrying unprocessed ones.
+func writeItems(t *testing.T, c *dynamodb.Client, name string, items []map[string]types.AttributeValue) {
+	t.Helper()
+	ctx := context.Background()
 	for lo := 0; lo < len(items); lo += 25 {
 		var reqs []types.WriteRequest
 		for _, it := range items[lo:min(lo+25, len(items))] {

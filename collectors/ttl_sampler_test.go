@@ -21,13 +21,13 @@ func noPace(context.Context, time.Duration) error { return nil }
 // TestSampleTableCountsEveryClassExactly reads a small table whole on real
 // DynamoDB implementations: every item must land in its class.
 func TestSampleTableCountsEveryClassExactly(t *testing.T) {
-	for _, start := range []func(*testing.T) backend{dynamoDBLocal, dynalite} {
+	for _, start := range []func(*testing.T) backend{dynamoDBLocal, dynalite, simulated} {
 		b := start(t)
 		t.Run(b.name, func(t *testing.T) {
 			now := time.Now()
 			pop := population{keys: 90, maxPerKey: 4, classOf: func(k int) ttl.Class { return sixClasses[k%6] }}
 			items, tr := pop.items(now, "SECRET")
-			createTable(t, b.client, "exact", items)
+			b.load(t, "exact", items)
 			desc := describe(t, b.client, "exact")
 			res, err := collectors.SampleTable(context.Background(), b.client, desc, collectors.SampleOptions{
 				Attribute: "expires_at", SampleItems: 1500, Budget: 1000, Now: now,

@@ -360,3 +360,58 @@ func TestTableFactsAndAutoScaling(t *testing.T) {
 		}
 	}
 }
+
+// TestCloudWatchPlanForAFullyActiveAccount is the worst case of the bill:
+// 100 tables with 2 GSIs where every series DynamoDB can publish had a
+// datapoint in the last three hours, with three operations per table.
+func TestCloudWatchPlanForAFullyActiveAccount(t *testing.T) {
+	minute := start.Add(-4 * time.Minute).Truncate(time.Minute)
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {ttl: {enabled: false}}\n", func(sim *awssim.Server) {
+		r := "us-east-1"
+		putSum(sim, r, metric("UserErrors"), minute, 1)
+		for i := range 100 {
+			name := tableName(i)
+			mustPut(sim, r, provisioned(name, 100, 50, "gsi-a", "gsi-b"))
+			putSum(sim, r, metric("TimeToLiveDeletedItemCount", "TableName", name), minute, 1)
+			for _, idx := range []string{"", "gsi-a", "gsi-b"} {
+				for _, s := range []string{"ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents"} {
+					putSum(sim, r, indexMetric(s, name, idx), minute, 1)
+				}
+				for _, kind := range []string{"Read", "Write"} {
+					for _, cause := range []string{"KeyRangeThroughput", "ProvisionedThroughput", "AccountLimit", "MaxOnDemandThroughput"} {
+						putSum(sim, r, indexMetric(kind+cause+"ThrottleEvents", name, idx), minute, 1)
+					}
+				}
+			}
+			for _, op := range []string{"GetItem", "PutItem", "Query"} {
+				for _, s := range []string{"ThrottledRequests", "SystemErrors", "SuccessfulRequestLatency"} {
+					putSum(sim, r, metric(s, "TableName", name, "Operation", op), minute, 1)
+				}
+			}
+		}
+	})
+	h.cycle()
+	body := h.scrape()
+	// Per table: 12 table/index metrics x 3 + TTL deletions + 3 operations x
+	// (throttled, system errors, latency average, latency p99) = 49; plus
+	// UserErrors for the region.
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 4901 {
+		t.Errorf("queried series = %v, want 4901", v)
+	}
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 0 {
+		t.Errorf("proven-zero series = %v, want 0", v)
+	}
+	if n := h.sim.RequestCount(awssim.ServiceCloudWatch, "GetMetricData"); n != 10 {
+		t.Errorf("GetMetricData requests = %d, want 10 (4,901 queries in batches of 500)", n)
+	}
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 4901 {
+		t.Errorf("metrics requested = %v, want 4901", v)
+	}
+}
+
+func indexMetric(name, table, index string) awssim.Metric {
+	if index == "" {
+		return metric(name, "TableName", table)
+	}
+	return metric(name, "TableName", table, "GlobalSecondaryIndexName", index)
+}
