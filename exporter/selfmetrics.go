@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,10 +16,47 @@ import (
 // awsclient.Recorder. It is safe for concurrent use.
 type SelfMetrics struct {
 	mu         sync.Mutex
-	requests   map[[4]string]float64
-	errors     map[[5]string]float64
-	cwMetrics  map[[2]string]float64
+	requests   counterSet
+	errors     counterSet
+	cwMetrics  counterSet
 	collectors map[string]*collectorStats
+}
+
+// counterSet holds counter values by label values.
+type counterSet map[string]*labelledValue
+
+type labelledValue struct {
+	labels []string
+	value  float64
+}
+
+func (c counterSet) add(v float64, labels ...string) {
+	k := strings.Join(labels, "\xff")
+	if c[k] == nil {
+		c[k] = &labelledValue{labels: labels}
+	}
+	c[k].value += v
+}
+
+func (c counterSet) get(labels ...string) float64 {
+	if lv := c[strings.Join(labels, "\xff")]; lv != nil {
+		return lv.value
+	}
+	return 0
+}
+
+// metrics returns the set as constant metrics of family, sorted by labels.
+func (c counterSet) metrics(family string) []prometheus.Metric {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]prometheus.Metric, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, catalogue.MustMetric(family, c[k].value, c[k].labels...))
+	}
+	return out
 }
 
 type collectorStats struct {
@@ -32,9 +70,9 @@ type collectorStats struct {
 // NewSelfMetrics returns empty self-metrics.
 func NewSelfMetrics() *SelfMetrics {
 	return &SelfMetrics{
-		requests:   map[[4]string]float64{},
-		errors:     map[[5]string]float64{},
-		cwMetrics:  map[[2]string]float64{},
+		requests:   counterSet{},
+		errors:     counterSet{},
+		cwMetrics:  counterSet{},
 		collectors: map[string]*collectorStats{},
 	}
 }
@@ -43,9 +81,9 @@ func NewSelfMetrics() *SelfMetrics {
 func (s *SelfMetrics) RecordRequest(account, region, service, operation, errorCode string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests[[4]string{account, region, service, operation}]++
+	s.requests.add(1, account, region, service, operation)
 	if errorCode != "" {
-		s.errors[[5]string{account, region, service, operation, errorCode}]++
+		s.errors.add(1, account, region, service, operation, errorCode)
 	}
 }
 
@@ -53,7 +91,7 @@ func (s *SelfMetrics) RecordRequest(account, region, service, operation, errorCo
 func (s *SelfMetrics) RecordCloudWatchMetrics(account, region string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cwMetrics[[2]string{account, region}] += float64(n)
+	s.cwMetrics.add(float64(n), account, region)
 }
 
 // AddCollector makes a collector's error counter visible (at 0) before its first run.
@@ -88,23 +126,16 @@ func (s *SelfMetrics) RecordRun(name string, d time.Duration, at time.Time, errs
 func (s *SelfMetrics) CloudWatchMetricsRequested(account, region string) float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cwMetrics[[2]string{account, region}]
+	return s.cwMetrics.get(account, region)
 }
 
 // Metrics returns the self-metrics as constant metrics, in a stable order.
 func (s *SelfMetrics) Metrics() []prometheus.Metric {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ms []prometheus.Metric
-	for _, k := range sortedKeys4(s.requests) {
-		ms = append(ms, catalogue.MustMetric(catalogue.ExporterAWSRequestsTotal, s.requests[k], k[:]...))
-	}
-	for _, k := range sortedKeys5(s.errors) {
-		ms = append(ms, catalogue.MustMetric(catalogue.ExporterAWSRequestErrorsTotal, s.errors[k], k[:]...))
-	}
-	for k, v := range s.cwMetrics {
-		ms = append(ms, catalogue.MustMetric(catalogue.ExporterCloudWatchMetricsTotal, v, k[:]...))
-	}
+	ms := s.requests.metrics(catalogue.ExporterAWSRequestsTotal)
+	ms = append(ms, s.errors.metrics(catalogue.ExporterAWSRequestErrorsTotal)...)
+	ms = append(ms, s.cwMetrics.metrics(catalogue.ExporterCloudWatchMetricsTotal)...)
 	names := make([]string, 0, len(s.collectors))
 	for n := range s.collectors {
 		names = append(names, n)
@@ -129,36 +160,4 @@ func (s *SelfMetrics) Metrics() []prometheus.Metric {
 		}
 	}
 	return ms
-}
-
-func sortedKeys4(m map[[4]string]float64) [][4]string {
-	out := make([][4]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		for x := range out[i] {
-			if out[i][x] != out[j][x] {
-				return out[i][x] < out[j][x]
-			}
-		}
-		return false
-	})
-	return out
-}
-
-func sortedKeys5(m map[[5]string]float64) [][5]string {
-	out := make([][5]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		for x := range out[i] {
-			if out[i][x] != out[j][x] {
-				return out[i][x] < out[j][x]
-			}
-		}
-		return false
-	})
-	return out
 }
