@@ -24,6 +24,9 @@ type Scheduler struct {
 	clock  clock.Clock
 	self   *SelfMetrics
 	logger *slog.Logger
+
+	mu      sync.Mutex
+	lastDue map[string]time.Time
 }
 
 // NewScheduler returns a scheduler for jobs, which RunOnce runs in order:
@@ -98,5 +101,28 @@ func (s *Scheduler) RunOnceNamed(ctx context.Context, names ...string) {
 		if want[j.Collector.Name()] {
 			s.runJob(ctx, j)
 		}
+	}
+}
+
+// RunDue runs, in order, every job whose interval has passed on the clock
+// since it last ran through RunDue (every job, the first time). A replay
+// calls it after each step of simulated time.
+func (s *Scheduler) RunDue(ctx context.Context) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	if s.lastDue == nil {
+		s.lastDue = map[string]time.Time{}
+	}
+	var due []Job
+	for _, j := range s.jobs {
+		last, ok := s.lastDue[j.Collector.Name()]
+		if !ok || now.Sub(last) >= j.Interval {
+			due = append(due, j)
+			s.lastDue[j.Collector.Name()] = now
+		}
+	}
+	s.mu.Unlock()
+	for _, j := range due {
+		s.runJob(ctx, j)
 	}
 }

@@ -86,3 +86,18 @@ func TestSchedulerRunRepeatsAndStops(t *testing.T) {
 		t.Errorf("ran %d times in 5 s at a 10 ms interval", a.count())
 	}
 }
+
+func TestSchedulerRunDueFollowsEachInterval(t *testing.T) {
+	var order []string
+	fast := &recorder{name: "fast", log: &order}
+	slow := &recorder{name: "slow", log: &order}
+	clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	s := NewScheduler([]Job{{fast, time.Minute}, {slow, 5 * time.Minute}}, clk, NewSelfMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for range 10 {
+		s.RunDue(context.Background())
+		clk.Advance(time.Minute)
+	}
+	if fast.count() != 10 || slow.count() != 2 {
+		t.Errorf("over 10 minutes: fast ran %d (want 10), slow %d (want 2: minutes 0 and 5)", fast.count(), slow.count())
+	}
+}

@@ -1,0 +1,215 @@
+// Package replay runs the exporter in fast-forward on simulated time and
+// records what Prometheus would have scraped at every step, for
+// `promtool tsdb create-blocks-from openmetrics` and `promtool test rules`.
+package replay
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Recorder keeps every sample of every scrape, grouped by family and series.
+type Recorder struct {
+	families map[string]*family
+	steps    []time.Time
+}
+
+type family struct {
+	name, help string
+	typ        dto.MetricType
+	series     map[string]*series
+}
+
+// series is one sample name with its labels (a histogram contributes one
+// series per bucket, plus _count and _sum).
+type series struct {
+	name    string
+	labels  string // rendered {a="b",...}, sorted by name
+	samples map[int]float64
+}
+
+// NewRecorder returns an empty recorder.
+func NewRecorder() *Recorder { return &Recorder{families: map[string]*family{}} }
+
+// Steps returns the number of scrapes recorded.
+func (r *Recorder) Steps() int { return len(r.steps) }
+
+// Record gathers g as a scrape at time at.
+func (r *Recorder) Record(g prometheus.Gatherer, at time.Time) error {
+	mfs, err := g.Gather()
+	if err != nil {
+		return fmt.Errorf("gathering at %s: %w", at.Format(time.RFC3339), err)
+	}
+	step := len(r.steps)
+	r.steps = append(r.steps, at)
+	for _, mf := range mfs {
+		f := r.families[mf.GetName()]
+		if f == nil {
+			f = &family{name: mf.GetName(), help: mf.GetHelp(), typ: mf.GetType(), series: map[string]*series{}}
+			r.families[mf.GetName()] = f
+		}
+		for _, m := range mf.GetMetric() {
+			base := labelPairs(m.GetLabel())
+			switch mf.GetType() {
+			case dto.MetricType_COUNTER:
+				f.add(mf.GetName(), render(base), step, m.GetCounter().GetValue())
+			case dto.MetricType_GAUGE:
+				f.add(mf.GetName(), render(base), step, m.GetGauge().GetValue())
+			case dto.MetricType_UNTYPED:
+				f.add(mf.GetName(), render(base), step, m.GetUntyped().GetValue())
+			case dto.MetricType_HISTOGRAM:
+				h := m.GetHistogram()
+				for _, b := range h.GetBucket() {
+					f.add(mf.GetName()+"_bucket", render(append(base, [2]string{"le", formatValue(b.GetUpperBound())})), step, float64(b.GetCumulativeCount()))
+				}
+				f.add(mf.GetName()+"_bucket", render(append(base, [2]string{"le", "+Inf"})), step, float64(h.GetSampleCount()))
+				f.add(mf.GetName()+"_count", render(base), step, float64(h.GetSampleCount()))
+				f.add(mf.GetName()+"_sum", render(base), step, h.GetSampleSum())
+			default:
+				return fmt.Errorf("family %s: type %s is not supported by the replay", mf.GetName(), mf.GetType())
+			}
+		}
+	}
+	return nil
+}
+
+func (f *family) add(name, labels string, step int, v float64) {
+	key := name + labels
+	s := f.series[key]
+	if s == nil {
+		s = &series{name: name, labels: labels, samples: map[int]float64{}}
+		f.series[key] = s
+	}
+	s.samples[step] = v
+}
+
+func labelPairs(lps []*dto.LabelPair) [][2]string {
+	out := make([][2]string, 0, len(lps)+1)
+	for _, lp := range lps {
+		out = append(out, [2]string{lp.GetName(), lp.GetValue()})
+	}
+	return out
+}
+
+func render(pairs [][2]string) string {
+	if len(pairs) == 0 {
+		return ""
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
+	parts := make([]string, len(pairs))
+	for i, p := range pairs {
+		parts[i] = p[0] + "=" + strconv.Quote(p[1])
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+func formatValue(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case math.IsNaN(v):
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func (r *Recorder) sortedFamilies() []*family {
+	out := make([]*family, 0, len(r.families))
+	for _, f := range r.families {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func (f *family) sortedSeries() []*series {
+	out := make([]*series, 0, len(f.series))
+	for _, s := range f.series {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].name != out[j].name {
+			return out[i].name < out[j].name
+		}
+		return out[i].labels < out[j].labels
+	})
+	return out
+}
+
+// WriteOpenMetrics writes every recorded sample as one OpenMetrics
+// exposition with timestamps, the input of
+// `promtool tsdb create-blocks-from openmetrics`.
+func (r *Recorder) WriteOpenMetrics(w io.Writer) error {
+	ew := &errWriter{w: w}
+	for _, f := range r.sortedFamilies() {
+		name, typ := f.name, "gauge"
+		switch f.typ {
+		case dto.MetricType_COUNTER:
+			typ, name = "counter", strings.TrimSuffix(f.name, "_total")
+		case dto.MetricType_HISTOGRAM:
+			typ = "histogram"
+		case dto.MetricType_UNTYPED:
+			typ = "unknown"
+		}
+		ew.printf("# TYPE %s %s\n", name, typ)
+		if f.help != "" {
+			ew.printf("# HELP %s %s\n", name, escapeHelp(f.help))
+		}
+		for _, s := range f.sortedSeries() {
+			for step, at := range r.steps {
+				if v, ok := s.samples[step]; ok {
+					ew.printf("%s%s %s %s\n", s.name, s.labels, formatValue(v), strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', -1, 64))
+				}
+			}
+		}
+	}
+	ew.printf("# EOF\n")
+	return ew.err
+}
+
+// WritePromtoolSeries writes the recorded samples as the input_series of a
+// `promtool test rules` file, one value per step ("_" where a series was
+// absent). The first step is time 0 of the test; the step is its interval.
+func (r *Recorder) WritePromtoolSeries(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("input_series:\n")
+	for _, f := range r.sortedFamilies() {
+		for _, s := range f.sortedSeries() {
+			vals := make([]string, len(r.steps))
+			for step := range r.steps {
+				if v, ok := s.samples[step]; ok {
+					vals[step] = formatValue(v)
+				} else {
+					vals[step] = "_"
+				}
+			}
+			ew.printf("  - series: %s\n    values: %s\n", strconv.Quote(s.name+s.labels), strconv.Quote(strings.Join(vals, " ")))
+		}
+	}
+	return ew.err
+}
+
+func escapeHelp(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`).Replace(s)
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
