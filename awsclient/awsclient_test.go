@@ -4,11 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 )
 
@@ -54,5 +60,35 @@ func TestNewTargetsNeedsARegion(t *testing.T) {
 	}
 	if len(targets) != 1 || targets[0].Region != "eu-central-1" || targets[0].Key() != "prod/eu-central-1" {
 		t.Errorf("targets = %+v", targets)
+	}
+}
+
+// TestEndpointFromEnvironment checks that AWS_ENDPOINT_URL (the SDK's own
+// setting, as LocalStack users set it) reaches every client.
+func TestEndpointFromEnvironment(t *testing.T) {
+	sim := awssim.New()
+	srv := httptest.NewServer(sim.Handler())
+	defer srv.Close()
+	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
+	t.Setenv("AWS_REGION", "us-west-2")
+	target, err := NewTarget(context.Background(), config.Account{Name: "local"}, "us-west-2", Options{
+		Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := target.DynamoDB.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := target.CloudWatch.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := target.AutoScaling.DescribeScalableTargets(context.Background(), &applicationautoscaling.DescribeScalableTargetsInput{ServiceNamespace: "dynamodb"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range []string{awssim.ServiceDynamoDB, awssim.ServiceCloudWatch, awssim.ServiceAutoScaling} {
+		if sim.RequestCount(svc, "") != 1 {
+			t.Errorf("%s requests at the AWS_ENDPOINT_URL server = %d, want 1", svc, sim.RequestCount(svc, ""))
+		}
 	}
 }
