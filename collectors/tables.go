@@ -87,15 +87,17 @@ func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []s
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			tb, gone, err := c.describe(ctx, t, name)
+			tb, gone, err := c.describe(ctx, t, name, previous)
 			mu.Lock()
 			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				c.logger.Warn("describing table failed; keeping what was known", "account", t.Account, "region", t.Region, "table", name, "error_code", awsclient.ErrorCode(err), "err", err)
+			}
 			switch {
 			case gone:
 				c.logger.Info("table no longer exists; dropping its series", "account", t.Account, "region", t.Region, "table", name)
-			case err != nil:
-				errs = append(errs, err)
-				c.logger.Warn("describing table failed; keeping what was known", "account", t.Account, "region", t.Region, "table", name, "error_code", awsclient.ErrorCode(err), "err", err)
+			case tb == nil:
 				if old, ok := previous[name]; ok {
 					tables = append(tables, old)
 				}
@@ -108,8 +110,10 @@ func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []s
 	return tables, errors.Join(errs...)
 }
 
-// describe reads one table. gone is true when the table does not exist any more.
-func (c *Tables) describe(ctx context.Context, t *awsclient.Target, name string) (tb *Table, gone bool, err error) {
+// describe reads one table. gone is true when the table does not exist any
+// more. A table whose TTL or tags could not be read is returned with what
+// is known (the last known TTL and tags) together with the error.
+func (c *Tables) describe(ctx context.Context, t *awsclient.Target, name string, previous map[string]*Table) (tb *Table, gone bool, err error) {
 	out, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	if err != nil {
 		var nf *types.ResourceNotFoundException
@@ -119,34 +123,58 @@ func (c *Tables) describe(ctx context.Context, t *awsclient.Target, name string)
 		return nil, false, fmt.Errorf("describing table %s in %s: %w", name, t.Key(), err)
 	}
 	tb = &Table{Name: name, Description: out.Table}
+	var errs []error
 	ttl, err := t.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
-	if err != nil {
-		var nf *types.ResourceNotFoundException
-		if errors.As(err, &nf) {
-			return nil, true, nil
+	switch {
+	case err == nil:
+		tb.TTL = ttl.TimeToLiveDescription
+	case isNotFound(err):
+		return nil, true, nil
+	default:
+		// The table is still monitored; only its TTL facts are missing.
+		errs = append(errs, fmt.Errorf("describing time to live of table %s in %s: %w", name, t.Key(), err))
+		if old, ok := previous[name]; ok {
+			tb.TTL = old.TTL
 		}
-		return nil, false, fmt.Errorf("describing time to live of table %s in %s: %w", name, t.Key(), err)
 	}
-	tb.TTL = ttl.TimeToLiveDescription
 	if c.filter.NeedsTags() && out.Table.TableArn != nil {
-		tags := map[string]string{}
-		p := &dynamodb.ListTagsOfResourceInput{ResourceArn: out.Table.TableArn}
-		for {
-			page, err := t.DynamoDB.ListTagsOfResource(ctx, p)
-			if err != nil {
-				return nil, false, fmt.Errorf("listing tags of table %s in %s: %w", name, t.Key(), err)
+		tags, err := listTags(ctx, t.DynamoDB, out.Table.TableArn)
+		if err != nil {
+			// Without tags the filters cannot be applied: keep the last decision.
+			errs = append(errs, fmt.Errorf("listing tags of table %s in %s: %w", name, t.Key(), err))
+			if old, ok := previous[name]; ok {
+				tb.Tags = old.Tags
+			} else {
+				return nil, false, errors.Join(errs...)
 			}
-			for _, tag := range page.Tags {
-				tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
-			}
-			if page.NextToken == nil {
-				break
-			}
-			p.NextToken = page.NextToken
+		} else {
+			tb.Tags = tags
 		}
-		tb.Tags = tags
 	}
-	return tb, false, nil
+	return tb, false, errors.Join(errs...)
+}
+
+func isNotFound(err error) bool {
+	var nf *types.ResourceNotFoundException
+	return errors.As(err, &nf)
+}
+
+func listTags(ctx context.Context, api awsclient.DynamoDBAPI, arn *string) (map[string]string, error) {
+	tags := map[string]string{}
+	in := &dynamodb.ListTagsOfResourceInput{ResourceArn: arn}
+	for {
+		page, err := api.ListTagsOfResource(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, tag := range page.Tags {
+			tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		if page.NextToken == nil {
+			return tags, nil
+		}
+		in.NextToken = page.NextToken
+	}
 }
 
 func tableMetrics(t *awsclient.Target, tb *Table) []prometheus.Metric {

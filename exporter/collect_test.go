@@ -415,3 +415,24 @@ func indexMetric(name, table, index string) awssim.Metric {
 	}
 	return metric(name, "TableName", table, "GlobalSecondaryIndexName", index)
 }
+
+func TestMissingTTLPermissionKeepsTablesMonitored(t *testing.T) {
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		mustPut(sim, "us-east-1", provisioned("orders", 10, 5))
+		sim.Deny("dynamodb:DescribeTimeToLive")
+	})
+	h.cycle()
+	body := h.scrape()
+	if _, ok := value(t, body, catalogue.TableInfo, map[string]string{"table": "orders"}); !ok {
+		t.Error("a table whose TTL cannot be read must stay monitored")
+	}
+	if _, ok := value(t, body, catalogue.TableTTLInfo, map[string]string{"table": "orders"}); ok {
+		t.Error("TTL info emitted without a DescribeTimeToLive answer")
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorErrorsTotal, map[string]string{"collector": "tables"}); got != 1 {
+		t.Errorf("tables errors = %v, want 1", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterAWSRequestErrorsTotal, map[string]string{"operation": "DescribeTimeToLive", "error_code": "AccessDeniedException"}); got != 1 {
+		t.Errorf("AccessDenied count = %v, want 1", got)
+	}
+}
