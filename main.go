@@ -103,11 +103,12 @@ type checkCmd struct {
 type versionCmd struct{}
 
 type cli struct {
-	Serve   serveCmd   `cmd:"" default:"withargs" help:"Run the exporter (the default command)."`
-	Check   checkCmd   `cmd:"" help:"Preflight: call each AWS API once per region, name missing IAM permissions, and print what would be polled and its CloudWatch cost."`
-	Demo    demoCmd    `cmd:"" help:"Run the exporter against the built-in simulated AWS account (no AWS needed)."`
-	TTL     ttlCmd     `cmd:"" name:"ttl" help:"TTL tools: audit a table, decode a value."`
-	Version versionCmd `cmd:"" help:"Print the version."`
+	Serve    serveCmd    `cmd:"" default:"withargs" help:"Run the exporter (the default command)."`
+	Check    checkCmd    `cmd:"" help:"Preflight: call each AWS API once per region, name missing IAM permissions, and print what would be polled and its CloudWatch cost."`
+	Demo     demoCmd     `cmd:"" help:"Run the exporter against the built-in simulated AWS account (no AWS needed)."`
+	TTL      ttlCmd      `cmd:"" name:"ttl" help:"TTL tools: audit a table, decode a value."`
+	Capacity capacityCmd `cmd:"" help:"Capacity-mode tools: report the derived figures and the cost what-if from CloudWatch history."`
+	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 
 func main() {

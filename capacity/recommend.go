@@ -25,7 +25,27 @@ type Recommendation struct {
 	Mode Mode
 	// Reason explains the verdict with figures only.
 	Reason string
+	// Code is the reason as one of a small fixed set, for metric labels.
+	Code ReasonCode
 }
+
+// ReasonCode names the deciding reason of a Recommendation.
+type ReasonCode string
+
+const (
+	// ReasonCheaper: the current mode costs less (keep), or the other mode
+	// saves at least the minimum (switch).
+	ReasonCheaper ReasonCode = "cheaper"
+	// ReasonSavingBelowMinimum: the other mode is cheaper, but by less than
+	// Options.MinMonthlySaving.
+	ReasonSavingBelowMinimum ReasonCode = "saving_below_minimum"
+	// ReasonSimulatedThrottling: provisioned is cheaper but its auto-scaling
+	// simulation throttles more than Options.MaxThrottledRatio.
+	ReasonSimulatedThrottling ReasonCode = "simulated_throttling"
+	// ReasonTrafficBelowMinimum: provisioned is cheaper but traffic is under
+	// Options.MinRequestRate.
+	ReasonTrafficBelowMinimum ReasonCode = "traffic_below_minimum"
+)
 
 // recommend decides from the figures of e, whose thresholds o has resolved.
 //
@@ -37,39 +57,39 @@ type Recommendation struct {
 func recommend(e Evaluation, o Options) Recommendation {
 	costs := fmt.Sprintf("provisioned %s, on-demand %s", dollars(e.MonthlyProvisioned), dollars(e.MonthlyOnDemand))
 	throttles := e.ThrottledRatio > o.MaxThrottledRatio
-	keep := func(why ...string) Recommendation {
-		return Recommendation{Action: Keep, Mode: e.Current, Reason: join(why...)}
+	keep := func(code ReasonCode, why ...string) Recommendation {
+		return Recommendation{Action: Keep, Mode: e.Current, Reason: join(why...), Code: code}
 	}
 	if e.Current == OnDemand {
 		switch {
 		case e.MonthlySaving <= 0:
-			return keep("on-demand is cheaper ("+costs+")", throttleNote(e))
+			return keep(ReasonCheaper, "on-demand is cheaper ("+costs+")", throttleNote(e))
 		case e.MonthlySaving < o.MinMonthlySaving:
-			return keep(fmt.Sprintf("provisioned would save %s (%s), below the %s minimum", dollars(e.MonthlySaving), costs, dollars(o.MinMonthlySaving)), throttleNote(e))
+			return keep(ReasonSavingBelowMinimum, fmt.Sprintf("provisioned would save %s (%s), below the %s minimum", dollars(e.MonthlySaving), costs, dollars(o.MinMonthlySaving)), throttleNote(e))
 		case throttles:
-			return keep(fmt.Sprintf("provisioned would save %s (%s)", dollars(e.MonthlySaving), costs),
+			return keep(ReasonSimulatedThrottling, fmt.Sprintf("provisioned would save %s (%s)", dollars(e.MonthlySaving), costs),
 				fmt.Sprintf("but its auto-scaling simulation %s, above the %.2f%% tolerated", throttleText(e), 100*o.MaxThrottledRatio), maxNote(e))
 		case e.MeanRate < o.MinRequestRate:
-			return keep(fmt.Sprintf("provisioned would save %s (%s)", dollars(e.MonthlySaving), costs),
+			return keep(ReasonTrafficBelowMinimum, fmt.Sprintf("provisioned would save %s (%s)", dollars(e.MonthlySaving), costs),
 				fmt.Sprintf("but traffic averages %.1f request units/s, below the %.0f units/s worth managing capacity for", e.MeanRate, o.MinRequestRate))
 		}
-		return Recommendation{Action: SwitchToProvisioned, Mode: Provisioned,
+		return Recommendation{Action: SwitchToProvisioned, Mode: Provisioned, Code: ReasonCheaper,
 			Reason: join(fmt.Sprintf("provisioned would save %s (%s)", dollars(e.MonthlySaving), costs), throttleNote(e))}
 	}
 	switch {
 	case e.MonthlySaving >= o.MinMonthlySaving && e.MonthlySaving > 0:
-		return Recommendation{Action: SwitchToOnDemand, Mode: OnDemand,
+		return Recommendation{Action: SwitchToOnDemand, Mode: OnDemand, Code: ReasonCheaper,
 			Reason: join(fmt.Sprintf("on-demand would save %s (%s)", dollars(e.MonthlySaving), costs), throttleNote(e), maxNote(e))}
 	case e.MonthlySaving > 0:
-		return keep(fmt.Sprintf("on-demand would save %s (%s), below the %s minimum", dollars(e.MonthlySaving), costs, dollars(o.MinMonthlySaving)), throttleNote(e), maxNote(e))
+		return keep(ReasonSavingBelowMinimum, fmt.Sprintf("on-demand would save %s (%s), below the %s minimum", dollars(e.MonthlySaving), costs, dollars(o.MinMonthlySaving)), throttleNote(e), maxNote(e))
 	case throttles:
 		fix := fmt.Sprintf("on-demand would avoid it for %s more", dollars(-e.MonthlySaving))
 		if e.MinutesAtMax > 0 {
 			fix = "raise the auto-scaling maximum or " + fix
 		}
-		return keep("provisioned is cheaper ("+costs+")", "but it "+throttleText(e), maxNote(e), fix)
+		return keep(ReasonSimulatedThrottling, "provisioned is cheaper ("+costs+")", "but it "+throttleText(e), maxNote(e), fix)
 	}
-	return keep("provisioned is cheaper ("+costs+")", throttleNote(e))
+	return keep(ReasonCheaper, "provisioned is cheaper ("+costs+")", throttleNote(e))
 }
 
 // throttleText describes the simulated throttling.

@@ -1,6 +1,73 @@
 package catalogue
 
+// Labels of the derived families.
+const (
+	// LabelWindow is the time window a derived value covers: 1d, 7d, 30d, or
+	// for baselines 1w, 4w, surge, pre_surge.
+	LabelWindow = "window"
+	// LabelMode is a billing mode: on_demand or provisioned.
+	LabelMode = "mode"
+)
+
+// Names of the derived families.
+const (
+	CapacityReadWriteRatio      = "dynamodb_capacity_read_write_ratio"
+	CapacityReadWriteDrift      = "dynamodb_capacity_read_write_drift_ratio"
+	CapacityPeakToAverage       = "dynamodb_capacity_peak_to_average_ratio"
+	CapacityBaselineUnits       = "dynamodb_capacity_baseline_consumed_units"
+	CapacitySurgeRetention      = "dynamodb_capacity_surge_retention_ratio"
+	CapacitySinceSurgePeak      = "dynamodb_capacity_since_surge_peak_seconds"
+	CapacityCostDollars         = "dynamodb_capacity_cost_dollars"
+	CapacityMonthlySwitchSaving = "dynamodb_capacity_monthly_switch_saving_dollars"
+	CapacitySimulatedThrottled  = "dynamodb_capacity_simulated_throttled_units"
+	CapacityTraceSeconds        = "dynamodb_capacity_cost_trace_seconds"
+	CapacityRecommendationInfo  = "dynamodb_capacity_recommendation_info"
+	capacityHistorySource       = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
+	capacityCostSource          = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
+	derivedNote                 = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
+	costNote                    = " Throughput only: storage, backups, streams and data transfer are out of scope."
+)
+
+var (
+	derivedIndexWindowLabels = []string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow}
+	derivedTableWindowLabels = []string{LabelAccount, LabelRegion, LabelTable, LabelWindow}
+)
+
 // derivedFamilies are computed by the exporter from CloudWatch history:
 // read/write-ratio drift, peak-to-average, surge retention and the
 // capacity-mode cost what-if.
-var derivedFamilies = []Family{}
+var derivedFamilies = []Family{
+	{CapacityReadWriteRatio, Gauge,
+		"Consumed read capacity units divided by consumed write capacity units over the window (1d or the rolling 7d); index is empty for the base table; absent without writes." + derivedNote,
+		derivedIndexWindowLabels, "ratio", capacityHistorySource},
+	{CapacityReadWriteDrift, Gauge,
+		"Drift of the read/write ratio: the 1-day ratio divided by the rolling 7-day ratio, minus 1; review the capacity mode beyond plus or minus 0.3." + derivedNote,
+		indexLabels, "ratio", capacityHistorySource},
+	{CapacityPeakToAverage, Gauge,
+		"Peak-to-average ratio of consumed capacity over the window (7d), by dimension (read or write): the collectors.capacity.peak_percentile (default 99th) percentile of 1-minute rates divided by their mean." + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, LabelWindow}, "ratio", capacityHistorySource},
+	{CapacityBaselineUnits, Gauge,
+		"Baseline traffic, read plus write capacity units per second, as the median of hourly rates: window 1w (last whole week), 4w (last 4 weeks), surge (the surge week) or pre_surge (up to 4 weeks before it)." + derivedNote,
+		derivedIndexWindowLabels, "capacity units per second", capacityHistorySource},
+	{CapacitySurgeRetention, Gauge,
+		"Current 4-week baseline divided by the baseline of the last surge week (a week at least collectors.capacity.surge_factor times the weeks before it); 0.7 or more four to eight weeks after the surge means a permanent shift; absent when the history shows no surge." + derivedNote,
+		indexLabels, "ratio", capacityHistorySource},
+	{CapacitySinceSurgePeak, Gauge,
+		"Time since the busiest hour of the last surge week; absent when the history shows no surge." + derivedNote,
+		indexLabels, "seconds", capacityHistorySource},
+	{CapacityCostDollars, Gauge,
+		"Throughput cost in USD of the table and its GSIs over the window (7d or 30d) of actual consumption, in each billing mode (on_demand or provisioned, the latter simulating target-tracking auto-scaling)." + costNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, LabelMode}, "USD", capacityCostSource},
+	{CapacityMonthlySwitchSaving, Gauge,
+		"Monthly saving in USD of switching the table to the other billing mode, from the window's consumption scaled to 730 hours; negative when switching costs more." + costNote + derivedNote,
+		derivedTableWindowLabels, "USD per month", capacityCostSource},
+	{CapacitySimulatedThrottled, Gauge,
+		"Request units the provisioned auto-scaling simulation throttles over the window, by dimension, counting the scale-out delay (collectors.capacity.scale_out_delay) and burst capacity." + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, LabelDimension}, "request units", capacityCostSource},
+	{CapacityTraceSeconds, Gauge,
+		"Length of consumption history the window's cost what-if used; shorter than the window for a table younger than it." + derivedNote,
+		derivedTableWindowLabels, "seconds", capacityCostSource},
+	{CapacityRecommendationInfo, Gauge,
+		"Billing-mode recommendation from the window's cost what-if as labels; the value is always 1. recommendation is keep, switch_to_on_demand or switch_to_provisioned; reason_code is cheaper, saving_below_minimum, simulated_throttling or traffic_below_minimum." + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "recommendation", "reason_code"}, "info", capacityCostSource},
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
@@ -20,9 +21,13 @@ type App struct {
 	Targets    []*awsclient.Target
 	Inventory  *collectors.Inventory
 	CloudWatch *collectors.CloudWatch
-	Scheduler  *Scheduler
-	Self       *SelfMetrics
-	Registry   *prometheus.Registry
+	// Capacity is the capacity-mode collector, nil when disabled.
+	Capacity  *collectors.Capacity
+	Scheduler *Scheduler
+	// Clock is the time source the collectors are run at.
+	Clock    clock.Clock
+	Self     *SelfMetrics
+	Registry *prometheus.Registry
 }
 
 // Options tune Build.
@@ -89,6 +94,15 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 			Seed:           opts.TTLSeed,
 		}, log.With("collector", "ttl")), t.Interval.D()})
 	}
+	// Capacity mode: derived gauges and cost what-if from CloudWatch
+	// history, after the cloudwatch job so that a first cycle is complete
+	// before its (longer) first history fetch.
+	var capacityCollector *collectors.Capacity
+	if c := cfg.Collectors.Capacity; c.On() {
+		capacityCollector = collectors.NewCapacity(targets, inv, CapacitySettings(c), log.With("collector", "capacity"))
+		jobs = append(jobs, Job{capacityCollector, c.Interval.D()})
+	}
+
 	cs := make([]collectors.Collector, len(jobs))
 	for i, j := range jobs {
 		cs[i] = j.Collector
@@ -102,7 +116,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 		Targets:    targets,
 		Inventory:  inv,
 		CloudWatch: cw,
+		Capacity:   capacityCollector,
 		Scheduler:  NewScheduler(jobs, opts.Clock, self, log),
+		Clock:      opts.Clock,
 		Self:       self,
 		Registry:   reg,
 	}, nil
@@ -122,4 +138,42 @@ func mergeEndpoints(dst *config.Endpoints, src config.Endpoints) {
 	if dst.STS == "" {
 		dst.STS = src.STS
 	}
+}
+
+// CapacitySettings converts the collectors.capacity configuration.
+func CapacitySettings(c config.Capacity) collectors.CapacitySettings {
+	s := collectors.CapacitySettings{
+		Delay:          c.Delay.D(),
+		History:        c.History.D(),
+		PeakPercentile: c.PeakPercentile,
+		SurgeFactor:    c.SurgeFactor,
+		ScaleOutDelay:  c.ScaleOutDelay.D(),
+		Options: capacity.Options{
+			MinMonthlySaving:  zeroAsNone(c.MinMonthlySaving),
+			MinRequestRate:    zeroAsNone(c.MinRequestRate),
+			MaxThrottledRatio: zeroAsNone(c.MaxThrottledRatio),
+		},
+	}
+	d := capacity.DefaultAutoScaling()
+	d.ScaleOutDelay = c.ScaleOutDelay.D()
+	s.Options.DefaultAutoScaling = &d
+	for _, p := range c.Prices {
+		s.Prices = append(s.Prices, capacity.PriceOverride{
+			Region: p.Region, TableClass: capacity.TableClass(p.TableClass),
+			Prices: capacity.Prices{
+				OnDemandReadPerMillion: p.OnDemandReadPerMillion, OnDemandWritePerMillion: p.OnDemandWritePerMillion,
+				ProvisionedRCUHour: p.ProvisionedRCUHour, ProvisionedWCUHour: p.ProvisionedWCUHour,
+			},
+		})
+	}
+	return s
+}
+
+// zeroAsNone maps a configured threshold to capacity.Options, where zero
+// means "the default" and a negative value means "none".
+func zeroAsNone(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
 }

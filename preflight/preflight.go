@@ -44,6 +44,10 @@ type Result struct {
 	Tables, Indexes, Queried, ProvenZero, Requests, ListPages int
 	// MonthlyCost is the CloudWatch cost per 30 days at the configured interval, in USD.
 	MonthlyCost float64
+	// HistoryFirst and HistoryRefresh are the GetMetricData requests and
+	// metrics of the capacity collector's first history fetch and of each
+	// later refresh, summed over every target.
+	HistoryFirst, HistoryRefresh collectors.FetchCost
 }
 
 // OK reports whether nothing was missing or failed.
@@ -138,6 +142,12 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 		res.Indexes += indexes
 		fmt.Fprintf(w, "  tables monitored: %d (of %d discovered), global secondary indexes: %d\n",
 			len(tables), len(app.Inventory.Names(t.Key())), indexes)
+		if app.Capacity != nil {
+			first, refresh := app.Capacity.PlanCost(t, app.Clock.Now(), app.Config.Collectors.Capacity.Interval.D())
+			res.HistoryFirst, res.HistoryRefresh = res.HistoryFirst.Add(first), res.HistoryRefresh.Add(refresh)
+			fmt.Fprintf(w, "  capacity history: first fetch %d GetMetricData requests, %d metrics requested; then every %s %d requests, %d metrics\n",
+				first.Requests, first.Metrics, app.Config.Collectors.Capacity.Interval.D(), refresh.Requests, refresh.Metrics)
+		}
 		if !app.Config.Collectors.CloudWatch.On() {
 			fmt.Fprintln(w, "  cloudwatch collector disabled")
 			continue
@@ -164,6 +174,12 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 		res.Tables, res.Indexes, res.Queried, res.Requests)
 	fmt.Fprintf(w, "CloudWatch cost at one cycle every %s: about $%.2f per 30 days (%.0f cycles; $%.2f per 1,000 metrics requested, $%.2f per 1,000 ListMetrics requests; list prices)\n",
 		cwInterval, res.MonthlyCost, cycles, CloudWatchPricePerThousandMetrics, CloudWatchPricePerThousandRequests)
+	if app.Capacity != nil {
+		refreshes := cyclesPerMonth(app.Config.Collectors.Capacity.Interval.D())
+		fmt.Fprintf(w, "capacity history cost: $%.2f once for the first fetch (%d metrics in %d requests), then about $%.2f per 30 days (%d metrics per refresh)\n",
+			float64(res.HistoryFirst.Metrics)*CloudWatchPricePerThousandMetrics/1000, res.HistoryFirst.Metrics, res.HistoryFirst.Requests,
+			refreshes*float64(res.HistoryRefresh.Metrics)*CloudWatchPricePerThousandMetrics/1000, res.HistoryRefresh.Metrics)
+	}
 	if res.OK() {
 		fmt.Fprintln(w, "preflight passed")
 	} else {

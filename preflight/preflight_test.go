@@ -28,7 +28,7 @@ func account100(t *testing.T, sim *awssim.Server) {
 	for i := range 100 {
 		name := "table-" + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + "-" + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
 		tb := awssim.Table{
-			Name: name, BillingMode: awssim.BillingProvisioned,
+			Name: name, BillingMode: awssim.BillingProvisioned, CreationDateTime: now.Add(-120 * 24 * time.Hour),
 			Throughput:           awssim.Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 50},
 			KeySchema:            []awssim.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
 			AttributeDefinitions: []awssim.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
@@ -101,6 +101,10 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
 		"per cycle: 3 GetMetricData requests, 1200 metrics requested, 3 ListMetrics requests",
 		"about $519.70 per 30 days",
+		// Capacity history: 600 series x 3 windows packed by points (see
+		// exporter.TestCapacityHistoryCost), then 600 metrics an hour.
+		"capacity history: first fetch 240 GetMetricData requests, 1800 metrics requested; then every 1h0m0s 2 requests, 600 metrics",
+		"capacity history cost: $0.02 once for the first fetch (1800 metrics in 240 requests), then about $4.32 per 30 days (600 metrics per refresh)",
 		"preflight passed",
 	} {
 		if !strings.Contains(out.String(), s) {

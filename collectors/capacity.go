@@ -1,0 +1,393 @@
+// The capacity collector derives the capacity-mode gauges from CloudWatch
+// history: read/write-ratio drift, peak-to-average, weekly baselines and
+// surge retention per table and GSI, and per table the cost of the last 7 and
+// 30 days in each billing mode with a recommendation. The first run fetches
+// the whole history (capacity_history.go); later runs fetch only new minutes.
+package collectors
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+)
+
+// CapacitySettings tune the capacity collector.
+type CapacitySettings struct {
+	// Delay is how far behind now the history ends.
+	Delay time.Duration
+	// History is how much history is kept (at least 7 days).
+	History time.Duration
+	// PeakPercentile is the percentile of 1-minute rates taken as the peak.
+	PeakPercentile float64
+	// SurgeFactor is the ratio of a week's baseline to the weeks before it
+	// that makes it a surge.
+	SurgeFactor float64
+	// ScaleOutDelay is the simulated time a scale-out takes to apply.
+	ScaleOutDelay time.Duration
+	// Options are the recommendation thresholds.
+	Options capacity.Options
+	// Prices override the built-in list prices.
+	Prices []capacity.PriceOverride
+	// Tables, when not nil, restricts the collector to the tables it accepts.
+	Tables func(name string) bool
+}
+
+// Capacity is the capacity-mode collector.
+type Capacity struct {
+	targets   []*awsclient.Target
+	inventory *Inventory
+	settings  CapacitySettings
+	logger    *slog.Logger
+	snap      snapshot
+
+	mu    sync.Mutex
+	state map[string]*capacityState
+}
+
+// capacityState is the collector's memory for one account and region.
+type capacityState struct {
+	hist    map[historyKey]*history
+	scaling map[ScalingResource]scalingPolicy
+	reports []TableReport
+	// lastFetch is what the last run requested.
+	lastFetch FetchCost
+}
+
+// TableReport holds every derived figure of one table.
+type TableReport struct {
+	Account, Region, Table string
+	// Mode is the current billing mode.
+	Mode capacity.Mode
+	// Traffic holds the base table (Index "") then each GSI.
+	Traffic []TrafficFigures
+	// Costs holds the cost what-if per window; a window without enough
+	// history is missing.
+	Costs []WindowCost
+	// Err is why the cost what-if could not run (unknown prices), or nil.
+	Err error
+}
+
+// NewCapacity returns the capacity collector.
+func NewCapacity(targets []*awsclient.Target, inv *Inventory, s CapacitySettings, logger *slog.Logger) *Capacity {
+	if s.History < week {
+		s.History = week
+	}
+	if s.PeakPercentile <= 0 || s.PeakPercentile > 100 {
+		s.PeakPercentile = 99
+	}
+	if s.SurgeFactor <= 1 {
+		s.SurgeFactor = 3
+	}
+	return &Capacity{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*capacityState{}}
+}
+
+// Name implements Collector.
+func (c *Capacity) Name() string { return "capacity" }
+
+// Metrics implements Collector.
+func (c *Capacity) Metrics() []prometheus.Metric { return c.snap.Metrics() }
+
+// Reports returns the figures of the last run, per target then table.
+func (c *Capacity) Reports() []TableReport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []TableReport
+	for _, t := range c.targets {
+		if st := c.state[t.Key()]; st != nil {
+			out = append(out, st.reports...)
+		}
+	}
+	return out
+}
+
+// LastFetch returns the GetMetricData requests and metrics the last run made
+// for a target.
+func (c *Capacity) LastFetch(t *awsclient.Target) FetchCost {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.state[t.Key()]; st != nil {
+		return st.lastFetch
+	}
+	return FetchCost{}
+}
+
+// end returns the end of the history at now: a whole minute, Delay behind.
+func (c *Capacity) end(now time.Time) time.Time {
+	return now.Add(-c.settings.Delay).Truncate(time.Minute)
+}
+
+// tables returns the monitored tables of a target that the collector covers.
+func (c *Capacity) tables(t *awsclient.Target) []*Table {
+	var out []*Table
+	for _, tb := range c.inventory.Tables(t.Key()) {
+		if c.settings.Tables == nil || c.settings.Tables(tb.Name) {
+			out = append(out, tb)
+		}
+	}
+	return out
+}
+
+// PlanCost returns what fetching history for the target's monitored tables
+// costs: the first run at now, and a refresh every interval after it. The
+// check command prints it; it calls no AWS API.
+func (c *Capacity) PlanCost(t *awsclient.Target, now time.Time, interval time.Duration) (first, refresh FetchCost) {
+	b := boundsAt(c.end(now), c.settings.History)
+	next := boundsAt(c.end(now.Add(interval)), c.settings.History)
+	var qf, qr []historyQuery
+	for _, tb := range c.tables(t) {
+		created := creation(tb)
+		for _, k := range historyKeys(tb) {
+			for _, w := range windowsFor(nil, b, created) {
+				qf = append(qf, historyQuery{k, w})
+			}
+			h := newHistory(b)
+			h.finish(b)
+			for _, w := range windowsFor(h, next, created) {
+				qr = append(qr, historyQuery{k, w})
+			}
+		}
+	}
+	return costOf(qf), costOf(qr)
+}
+
+// creation returns the table's creation time (zero when unknown).
+func creation(tb *Table) time.Time {
+	if tb.Description != nil {
+		return aws.ToTime(tb.Description.CreationDateTime)
+	}
+	return time.Time{}
+}
+
+// historyKeys lists the series of a table: read and write of the table and
+// of each GSI.
+func historyKeys(tb *Table) []historyKey {
+	var out []historyKey
+	for _, idx := range append([]string{""}, tb.IndexNames()...) {
+		out = append(out, historyKey{tb.Name, idx, false}, historyKey{tb.Name, idx, true})
+	}
+	return out
+}
+
+// Run implements Collector.
+func (c *Capacity) Run(ctx context.Context, now time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	var ms []prometheus.Metric
+	for _, t := range c.targets {
+		st := c.state[t.Key()]
+		if st == nil {
+			st = &capacityState{hist: map[historyKey]*history{}}
+			c.state[t.Key()] = st
+		}
+		if err := c.runTarget(ctx, t, st, now); err != nil {
+			errs = append(errs, err)
+		}
+		ms = append(ms, st.metrics()...)
+	}
+	c.snap.store(ms)
+	return errors.Join(errs...)
+}
+
+func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capacityState, now time.Time) error {
+	var errs []error
+	tables := c.tables(t)
+	b := boundsAt(c.end(now), c.settings.History)
+
+	// Forget series of tables and indexes no longer monitored.
+	keep := map[historyKey]bool{}
+	for _, tb := range tables {
+		for _, k := range historyKeys(tb) {
+			keep[k] = true
+		}
+	}
+	for k := range st.hist {
+		if !keep[k] {
+			delete(st.hist, k)
+		}
+	}
+
+	// Plan: roll what is held, fetch what is missing.
+	var qs []historyQuery
+	fresh := map[historyKey]*history{}
+	for _, tb := range tables {
+		created := creation(tb)
+		for _, k := range historyKeys(tb) {
+			h := st.hist[k]
+			if h != nil && !h.roll(b) {
+				delete(st.hist, k)
+				h = nil
+			}
+			for _, w := range windowsFor(h, b, created) {
+				qs = append(qs, historyQuery{k, w})
+			}
+			if h == nil {
+				fresh[k] = newHistory(b)
+			}
+		}
+	}
+	failed := map[historyKey]bool{}
+	batches := batchQueries(qs)
+	st.lastFetch = FetchCost{Requests: len(batches), Metrics: len(qs)}
+	for _, batch := range batches {
+		res, err := fetchBatch(ctx, t, batch)
+		if err != nil {
+			errs = append(errs, err)
+			c.logger.Warn("fetching capacity history failed; it will be fetched again next run", "account", t.Account, "region", t.Region,
+				"queries", len(batch), "error_code", awsclient.ErrorCode(err), "err", err)
+			for _, q := range batch {
+				failed[q.key] = true
+			}
+			continue
+		}
+		for i, q := range batch {
+			h := fresh[q.key]
+			if h == nil {
+				h = st.hist[q.key]
+			}
+			h.apply(q.w, res[i].ts, res[i].vs)
+		}
+	}
+	for _, tb := range tables {
+		for _, k := range historyKeys(tb) {
+			if failed[k] {
+				continue
+			}
+			if h := fresh[k]; h != nil {
+				st.hist[k] = h
+			}
+			st.hist[k].finish(b)
+		}
+	}
+
+	if scaling, err := readScaling(ctx, t); err != nil {
+		errs = append(errs, err)
+		c.logger.Warn("reading auto-scaling settings for the cost what-if failed; using the last known ones", "account", t.Account, "region", t.Region,
+			"error_code", awsclient.ErrorCode(err), "err", err)
+	} else {
+		st.scaling = scaling
+	}
+
+	st.reports = st.reports[:0]
+	for _, tb := range tables {
+		r, err := c.report(t, st, tb, b)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if r != nil {
+			st.reports = append(st.reports, *r)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// report derives every figure of one table; nil when its history is
+// incomplete (a failed fetch).
+func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b bounds) (*TableReport, error) {
+	dataStart := b.h0
+	if cr := creation(tb); cr.After(dataStart) {
+		dataStart = cr
+	}
+	r := &TableReport{Account: t.Account, Region: t.Region, Table: tb.Name, Mode: capacity.Mode(tb.BillingMode())}
+	var workloads []capacity.Workload
+	for _, idx := range append([]string{""}, tb.IndexNames()...) {
+		read, write := st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}]
+		if read == nil || write == nil {
+			return nil, nil
+		}
+		r.Traffic = append(r.Traffic, deriveTraffic(idx, figureInput{
+			read: read, write: write, end: b.end, dataStart: dataStart,
+			percentile: c.settings.PeakPercentile, surgeFactor: c.settings.SurgeFactor,
+		}))
+		workloads = append(workloads, capacity.Workload{Settings: settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay)})
+	}
+	if r.Mode.Validate() != nil {
+		return r, nil
+	}
+	prices, err := capacity.PricesForClass(t.Region, tableClass(tb), c.settings.Prices...)
+	if err != nil {
+		r.Err = err
+		return r, errors.New(strings.Replace(err.Error(), "capacity:", "capacity what-if of table "+tb.Name+" in "+t.Key()+":", 1))
+	}
+	for _, w := range CostWindows {
+		from := b.end.Add(-w.D)
+		if dataStart.After(from) {
+			from = ceilMinute(dataStart)
+		}
+		if b.end.Sub(from) < minTrace {
+			continue
+		}
+		for i, idx := range append([]string{""}, tb.IndexNames()...) {
+			workloads[i].Trace = trace(st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}], from, b.end)
+		}
+		e, err := capacity.EvaluateTable(r.Mode, prices, c.settings.Options, workloads...)
+		if err != nil {
+			return r, errors.New(strings.Replace(err.Error(), "capacity:", "capacity what-if of table "+tb.Name+" in "+t.Key()+":", 1))
+		}
+		r.Costs = append(r.Costs, WindowCost{Window: w.Label, Covered: b.end.Sub(from), Evaluation: e})
+	}
+	return r, nil
+}
+
+func ceilMinute(t time.Time) time.Time {
+	if f := t.Truncate(time.Minute); !f.Equal(t) {
+		return f.Add(time.Minute)
+	}
+	return t
+}
+
+var dimensionLabels = [2]string{"read", "write"}
+
+// metrics renders the reports; NaN figures are omitted.
+func (st *capacityState) metrics() []prometheus.Metric {
+	var ms []prometheus.Metric
+	add := func(name string, v float64, lv ...string) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			ms = append(ms, catalogue.MustMetric(name, v, lv...))
+		}
+	}
+	for _, r := range st.reports {
+		for _, f := range r.Traffic {
+			base := []string{r.Account, r.Region, r.Table, f.Index}
+			with := func(extra ...string) []string { return append(append([]string{}, base...), extra...) }
+			add(catalogue.CapacityReadWriteRatio, f.Ratio1d, with("1d")...)
+			add(catalogue.CapacityReadWriteRatio, f.Ratio7d, with("7d")...)
+			add(catalogue.CapacityReadWriteDrift, f.Drift, base...)
+			for d, v := range f.PeakToAverage {
+				add(catalogue.CapacityPeakToAverage, v, with(dimensionLabels[d], "7d")...)
+			}
+			add(catalogue.CapacityBaselineUnits, f.Baseline1w, with("1w")...)
+			add(catalogue.CapacityBaselineUnits, f.Baseline4w, with("4w")...)
+			if s := f.Surge; s != nil {
+				add(catalogue.CapacityBaselineUnits, s.Baseline, with("surge")...)
+				add(catalogue.CapacityBaselineUnits, s.Pre, with("pre_surge")...)
+				add(catalogue.CapacitySurgeRetention, s.Retention, base...)
+				add(catalogue.CapacitySinceSurgePeak, s.SincePeak.Seconds(), base...)
+			}
+		}
+		for _, wc := range r.Costs {
+			e := wc.Evaluation
+			lv := []string{r.Account, r.Region, r.Table, wc.Window}
+			with := func(extra ...string) []string { return append(append([]string{}, lv...), extra...) }
+			add(catalogue.CapacityCostDollars, e.OnDemand.Total(), with("on_demand")...)
+			add(catalogue.CapacityCostDollars, e.Provisioned.Total(), with("provisioned")...)
+			add(catalogue.CapacityMonthlySwitchSaving, e.MonthlySaving, lv...)
+			add(catalogue.CapacitySimulatedThrottled, e.Throttled.Read, with("read")...)
+			add(catalogue.CapacitySimulatedThrottled, e.Throttled.Write, with("write")...)
+			add(catalogue.CapacityTraceSeconds, wc.Covered.Seconds(), lv...)
+			add(catalogue.CapacityRecommendationInfo, 1, with(string(e.Recommendation.Action), string(e.Recommendation.Code))...)
+		}
+	}
+	return ms
+}
