@@ -45,13 +45,18 @@ func (s *Scheduler) RunOnce(ctx context.Context) {
 	}
 }
 
-// Run runs every job once in order, then each on its own ticker until ctx
-// ends. A run is bounded by its job's interval so a hung call cannot stall a
+// Run runs every job once, in order, then each on its own ticker until ctx
+// ends. A job's ticker starts as soon as its own first run is over, so a
+// slow first run (a long history fetch) does not hold back the jobs before
+// it. A run is bounded by its job's interval so a hung call cannot stall a
 // collector for ever.
 func (s *Scheduler) Run(ctx context.Context) {
-	s.RunOnce(ctx)
 	var wg sync.WaitGroup
 	for _, j := range s.jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		s.runJob(ctx, j)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
