@@ -43,6 +43,7 @@ type Server struct {
 	metrics *MetricStore
 	srcMu   sync.RWMutex
 	sources []MetricSource
+	hooks   []func() // OnRequest hooks, guarded by srcMu
 
 	obs    observer
 	faults faultSet
@@ -172,6 +173,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "awssim: read request body", http.StatusBadRequest)
 		return
 	}
+	s.runHooks()
 	c := &call{srv: s, r: r, body: body}
 	c.rec.Time = s.now()
 	if !s.classify(c) {

@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
+)
+
+// policy is a target-tracking policy in minutes and ratios.
+type policy struct {
+	target, min, max        float64
+	outCooldown, inCooldown int64
+	delay                   int64
+	noScaleIn               bool
+}
+
+func newPolicy(ps *PolicySpec) *policy {
+	if ps == nil {
+		return nil
+	}
+	return &policy{
+		target: ps.Target / 100, min: ps.Min, max: ps.Max,
+		outCooldown: ceilMinutes(ps.ScaleOutCooldown.D().Minutes()),
+		inCooldown:  ceilMinutes(ps.ScaleInCooldown.D().Minutes()),
+		delay:       ceilMinutes(ps.Delay.D().Minutes()),
+		noScaleIn:   ps.DisableScaleIn,
+	}
+}
+
+func ceilMinutes(m float64) int64 { return int64(math.Ceil(m - 1e-9)) }
+
+// desired is the capacity the policy sets for u units/s: u ÷ target rounded
+// up, within [min, max].
+func (p *policy) desired(u float64) float64 {
+	return math.Min(p.max, math.Max(p.min, math.Ceil(u/p.target-1e-9)))
+}
+
+func (p *policy) clamp(c float64) float64 { return math.Min(p.max, math.Max(p.min, c)) }
+
+// change is a decided capacity change that takes effect at a minute.
+type change struct {
+	decided, effective int64
+	to                 float64
+}
+
+// decide runs the target-tracking alarms at the end of minute m, whose
+// consumption was u units/s, as DynamoDB auto-scaling does: a scale-out
+// after capacity.ScaleOutPoints consecutive minutes above target, to u ÷
+// target, serving after the policy's delay; a scale-in after
+// capacity.ScaleInPoints consecutive minutes below target × (1 −
+// capacity.ScaleInHeadroom), for the next minute (DynamoDB's decrease
+// limits are applied when it takes effect).
+func (s *dirState) decide(m int64, u float64) {
+	p := s.policy
+	hi := u > p.target*s.cap
+	lo := u < p.target*(1-capacity.ScaleInHeadroom)*s.cap
+	s.above, s.below = run(s.above, hi), run(s.below, lo)
+	if s.above >= capacity.ScaleOutPoints && m-s.lastOut >= p.outCooldown {
+		top := s.cap
+		if n := len(s.pending); n > 0 {
+			top = s.pending[n-1].to
+		}
+		if want := p.desired(u); want > top {
+			s.pending = append(s.pending, change{decided: m, effective: m + 1 + p.delay, to: want})
+			s.lastOut = m
+		}
+		return
+	}
+	if p.noScaleIn || len(s.pending) > 0 || s.below < capacity.ScaleInPoints || m-s.lastIn < p.inCooldown {
+		return
+	}
+	if want := p.desired(u); want < s.cap {
+		s.decrease = &change{decided: m, effective: m + 1, to: want}
+	}
+}
+
+func run(n int, hit bool) int {
+	if hit {
+		return n + 1
+	}
+	return 0
+}
+
+// due returns the capacity this dimension should have from minute m on
+// (true if it changes), taking the scale-outs and scale-in that fall due.
+func (s *dirState) due(m int64) (float64, *change, bool) {
+	c := s.cap
+	var last *change
+	for len(s.pending) > 0 && s.pending[0].effective <= m {
+		if s.pending[0].to > c {
+			ch := s.pending[0]
+			c, last = ch.to, &ch
+		}
+		s.pending = s.pending[1:]
+	}
+	if last == nil && s.decrease != nil && s.decrease.effective <= m {
+		last = s.decrease
+		c = last.to
+	}
+	s.decrease = nil
+	return c, last, last != nil && c != s.cap
+}

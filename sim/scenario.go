@@ -1,0 +1,208 @@
+package sim
+
+// Scenario is a simulated account and what happens to it, as read from a
+// YAML scenario file (see README.md in this directory for the format). Times
+// are Offsets from the scenario start (the engine's clock when it starts,
+// unless Start pins it): negative offsets are history.
+type Scenario struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// Include lists built-in scenarios whose tables and faults are added to
+	// this one (the demo scenario is made this way).
+	Include []string    `yaml:"include"`
+	Seed    int         `yaml:"seed"`
+	Start   string      `yaml:"start"`   // optional RFC 3339 start, overrides the clock
+	History Duration    `yaml:"history"` // default 90d
+	Horizon Duration    `yaml:"horizon"` // how far the scenario reaches after its start; default 7d
+	Account AccountSpec `yaml:"account"`
+	Tables  []TableSpec `yaml:"tables"`
+	Faults  []FaultSpec `yaml:"faults"`
+
+	// lines maps each key path (tables[0].traffic.read) to its line.
+	lines map[string]int
+	// source names the file the scenario came from, for error messages.
+	source string
+}
+
+// AccountSpec is the simulated account.
+type AccountSpec struct {
+	Regions []string `yaml:"regions"` // default [us-east-1]
+	// TableQuota is the per-table throughput quota (default 40,000 read and
+	// 40,000 write units/s); demand above it is throttled as AccountLimit.
+	TableQuota ReadWrite `yaml:"table_quota"`
+	// UserErrorsPerMinute is the mean rate of the account's UserErrors.
+	UserErrorsPerMinute float64 `yaml:"user_errors_per_minute"`
+}
+
+// ReadWrite is a pair of read and write figures.
+type ReadWrite struct {
+	Read  float64 `yaml:"read"`
+	Write float64 `yaml:"write"`
+}
+
+// TableSpec is one table, its settings and its traffic.
+type TableSpec struct {
+	Name    string `yaml:"name"`
+	Region  string `yaml:"region"`  // default: the account's first region
+	Billing string `yaml:"billing"` // provisioned (default) or on_demand, at the start of the history
+	Class   string `yaml:"class"`   // standard (default) or standard_ia
+	Created Offset `yaml:"created"` // default: the start of the history
+	// Capacity is the provisioned capacity (units/s) at the start of the
+	// history and when switching back to provisioned (default 5/5).
+	Capacity    ReadWrite         `yaml:"capacity"`
+	OnDemandMax ReadWrite         `yaml:"on_demand_max"` // 0: unlimited
+	Partitions  int               `yaml:"partitions"`    // 0: derived from capacity and traffic
+	HotKeyShare float64           `yaml:"hot_key_share"` // share of traffic on the hottest partition
+	AutoScaling *ScalingSpec      `yaml:"auto_scaling"`
+	GSIs        []GSISpec         `yaml:"gsis"`
+	TTL         *TTLSpec          `yaml:"ttl"`
+	Tags        map[string]string `yaml:"tags"`
+	ItemCount   int64             `yaml:"item_count"` // DescribeTable figures of tables without simulated items
+	SizeBytes   int64             `yaml:"size_bytes"`
+	// SystemErrorsPerHour is the mean rate of SystemErrors.
+	SystemErrorsPerHour float64      `yaml:"system_errors_per_hour"`
+	Traffic             TrafficSpec  `yaml:"traffic"`
+	BillingSwitches     []SwitchSpec `yaml:"billing_switches"`
+}
+
+// GSISpec is a global secondary index. Its read demand is the table's read
+// demand times Share.Read; its write demand the table's consumed writes
+// times Share.Write (default 1: every write touches the index).
+type GSISpec struct {
+	Name        string       `yaml:"name"`
+	Capacity    ReadWrite    `yaml:"capacity"`
+	Share       *ReadWrite   `yaml:"share"`
+	HotKeyShare float64      `yaml:"hot_key_share"`
+	AutoScaling *ScalingSpec `yaml:"auto_scaling"`
+}
+
+// ScalingSpec is target-tracking auto-scaling of each dimension.
+type ScalingSpec struct {
+	Read  *PolicySpec `yaml:"read"`
+	Write *PolicySpec `yaml:"write"`
+}
+
+// PolicySpec is one scalable target and its target-tracking policy.
+type PolicySpec struct {
+	Min              float64  `yaml:"min"`
+	Max              float64  `yaml:"max"`
+	Target           float64  `yaml:"target"` // percent, 20 to 90 (default 70)
+	ScaleOutCooldown Duration `yaml:"scale_out_cooldown"`
+	ScaleInCooldown  Duration `yaml:"scale_in_cooldown"`
+	DisableScaleIn   bool     `yaml:"disable_scale_in"`
+	// Delay is the time from the scale-out decision to the new capacity
+	// serving (default 5m).
+	Delay *Duration `yaml:"delay"`
+}
+
+// TrafficSpec is a table's demand: base rates in capacity units per second,
+// shaped by seasonality and noise and changed by events.
+type TrafficSpec struct {
+	Read     float64     `yaml:"read"`
+	Write    float64     `yaml:"write"`
+	Daily    float64     `yaml:"daily"`     // amplitude of the daily cycle, 0 to <1
+	PeakHour float64     `yaml:"peak_hour"` // UTC hour of the daily peak (default 14)
+	Weekly   float64     `yaml:"weekly"`    // weekend dip, 0 to <1
+	Noise    float64     `yaml:"noise"`     // ± relative noise per minute, 0 to <1
+	Events   []EventSpec `yaml:"events"`
+}
+
+// Event types.
+const (
+	EventSpike     = "spike"      // ×Factor for Duration at At, reached over Ramp (default 1m)
+	EventFlashSale = "flash_sale" // ×Factor at once, decaying over Duration
+	EventStep      = "step"       // ×Factor from At on, for good
+	EventSurge     = "surge"      // ×Factor over Ramp (default 2h), held for Duration, then decays over Decay to Retain×Factor
+	EventMix       = "mix"        // reads ×Read and writes ×Write from At on
+	EventHotKey    = "hot_key"    // Share of the traffic on one partition for Duration
+)
+
+// EventSpec is one traffic event. Every (optional) repeats it from At until
+// Until (default: the horizon).
+type EventSpec struct {
+	Type      string    `yaml:"type"`
+	At        Offset    `yaml:"at"`
+	Duration  Duration  `yaml:"duration"`
+	Factor    float64   `yaml:"factor"`
+	Ramp      *Duration `yaml:"ramp"`
+	Decay     Duration  `yaml:"decay"`
+	Retain    float64   `yaml:"retain"`
+	Direction string    `yaml:"direction"` // read, write or both (default)
+	Read      float64   `yaml:"read"`
+	Write     float64   `yaml:"write"`
+	Share     float64   `yaml:"share"`
+	Every     Duration  `yaml:"every"`
+	Until     *Offset   `yaml:"until"`
+}
+
+// SwitchSpec is a billing-mode switch at a time. A switch to provisioned
+// uses Capacity (default: the table's capacity, and each GSI's).
+type SwitchSpec struct {
+	At       Offset    `yaml:"at"`
+	Mode     string    `yaml:"mode"` // on_demand or provisioned
+	Capacity ReadWrite `yaml:"capacity"`
+}
+
+// TTL item classes: how the TTL attribute of generated items is written.
+const (
+	ClassLive         = "live"         // a Number of epoch seconds, in the future at the start
+	ClassExpired      = "expired"      // a Number of epoch seconds, in the past at the start
+	ClassSeconds      = "seconds"      // a Number of epoch seconds, whatever the time
+	ClassString       = "string"       // the epoch seconds as a String: never expires
+	ClassMilliseconds = "milliseconds" // a Number of epoch milliseconds: never expires
+	ClassMissing      = "missing"      // no TTL attribute
+)
+
+// TTLSpec is a table's TTL setting and its items.
+type TTLSpec struct {
+	Attribute      string           `yaml:"attribute"`
+	Enabled        *bool            `yaml:"enabled"`    // default true
+	EnabledAt      *Offset          `yaml:"enabled_at"` // default: the table's creation
+	DeletionDelay  Duration         `yaml:"deletion_delay"`
+	DeletionJitter Duration         `yaml:"deletion_jitter"`
+	ItemSize       int              `yaml:"item_size"` // bytes of padding per item (default 200)
+	Items          []PopulationSpec `yaml:"items"`
+	Writes         *WritesSpec      `yaml:"writes"`
+}
+
+// PopulationSpec is Count items of one class written at Written (spread
+// evenly over the Spread before it), whose TTL value is ExpiresIn after
+// their write time.
+type PopulationSpec struct {
+	Class     string   `yaml:"class"`
+	Count     int      `yaml:"count"`
+	Written   Offset   `yaml:"written"`
+	Spread    Duration `yaml:"spread"`
+	ExpiresIn Offset   `yaml:"expires_in"`
+}
+
+// WritesSpec is a steady stream of new items from From until Until (default
+// the horizon), PerMinute on average, each expiring ExpiresIn after it is
+// written.
+type WritesSpec struct {
+	PerMinute float64 `yaml:"per_minute"`
+	Class     string  `yaml:"class"` // default seconds
+	ExpiresIn Offset  `yaml:"expires_in"`
+	From      Offset  `yaml:"from"`
+	Until     *Offset `yaml:"until"`
+}
+
+// Fault kinds.
+const (
+	FaultThrottling   = "throttling"    // the service answers ThrottlingException / ProvisionedThroughputExceeded
+	FaultServerError  = "server_error"  // HTTP 500 InternalError
+	FaultSlow         = "slow"          // answers after Delay
+	FaultAccessDenied = "access_denied" // AccessDenied for requests naming Table (or every request of Operation)
+	FaultDeleteTable  = "delete_table"  // Table is deleted at At
+)
+
+// FaultSpec is a fault active from At for Duration (0: until the end).
+type FaultSpec struct {
+	At        Offset   `yaml:"at"`
+	Duration  Duration `yaml:"duration"`
+	Kind      string   `yaml:"kind"`
+	Service   string   `yaml:"service"` // dynamodb, cloudwatch, application-autoscaling, sts
+	Operation string   `yaml:"operation"`
+	Table     string   `yaml:"table"`
+	Delay     Duration `yaml:"delay"`
+}

@@ -1,0 +1,468 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
+)
+
+// dirState is the simulation state of one dimension (read or write) of a
+// table or GSI.
+type dirState struct {
+	read        bool
+	cap         float64 // provisioned capacity in effect (units/s)
+	policy      *policy // nil: fixed capacity
+	pending     []change
+	decrease    *change
+	above       int
+	below       int
+	lastOut     int64
+	lastIn      int64
+	burst       float64 // unit-seconds
+	maxOnDemand float64
+	ring        [peakWindow]float64
+	ringN       int
+	ringPos     int
+	oldPeak     float64
+	capLog      []capPoint
+}
+
+// capPoint is a capacity in effect from a minute on.
+type capPoint struct {
+	minute int64
+	value  float64
+}
+
+// Channels stored per entity (table or GSI). GSIs store the first
+// numGSIChannels.
+const (
+	chConsumed     = 0 // + dir (0 read, 1 write): consumed units in the step
+	chThrottle     = 2 // + dir*numCauses + cause: throttle events
+	numGSIChannels = chThrottle + 2*numCauses
+	chLatMean      = numGSIChannels     // mean latency factor
+	chLatP99       = numGSIChannels + 1 // p99 latency factor (max)
+	chSysErr       = numGSIChannels + 2 // system errors
+	numChannels    = numGSIChannels + 3
+)
+
+// Average capacity units per request, to turn units into requests.
+const (
+	readUnitsPerRequest  = 1.5
+	writeUnitsPerRequest = 1.2
+)
+
+func channelAgg(n int) []aggKind {
+	agg := make([]aggKind, n)
+	if n > chLatMean {
+		agg[chLatMean], agg[chLatP99] = aggMean, aggMax
+	}
+	return agg
+}
+
+// entity is a table or one of its GSIs.
+type entity struct {
+	index      string // "" for the table
+	dirs       [2]dirState
+	store      *tiered
+	lastNZ     []int64 // last minute with a non-zero value, per channel
+	share      ReadWrite
+	hot        float64
+	partitions int
+}
+
+// modePoint is a billing mode in effect from a minute on.
+type modePoint struct {
+	minute   int64
+	onDemand bool
+}
+
+// tableSim simulates one table minute by minute.
+type tableSim struct {
+	e        *Engine
+	spec     *TableSpec
+	region   string
+	name     string
+	gen      *trafficGen
+	seed     uint64
+	onDemand bool
+	ents     []*entity
+	modeLog  []modePoint
+	switches []scheduledSwitch
+	next     int // next switch
+	deleteAt int64
+	deleted  bool
+	begun    int64 // last minute whose start-of-minute actions ran
+	writes   *writeStream
+	pending  []awssim.ItemWrite
+	vals     []float32
+	scaling  []ScalingEvent
+	results  []SwitchResult
+	err      error // first unexpected server error
+}
+
+type scheduledSwitch struct {
+	minute   int64
+	onDemand bool
+	capacity ReadWrite
+}
+
+// ScalingEvent is one auto-scaling change of a table or GSI dimension.
+type ScalingEvent struct {
+	Table, Index string
+	Read         bool
+	Decided      time.Time // end of the minute whose datapoint triggered it
+	Effective    time.Time // when the new capacity started serving
+	From, To     float64
+	// Refused is AWS's message when DynamoDB refused the change (a
+	// decrease beyond the daily limit); the capacity did not change.
+	Refused string
+}
+
+// SwitchResult is one scheduled billing-mode switch and its outcome.
+type SwitchResult struct {
+	Table string
+	At    time.Time
+	Mode  string // on_demand or provisioned
+	// ErrorCode is the AWS error code when the switch was refused (e.g.
+	// LimitExceededException), "" when it was applied.
+	ErrorCode string
+	Message   string
+}
+
+func minuteTime(m int64) time.Time { return time.Unix(m*60, 0).UTC() }
+
+// newTableSim builds the simulation of spec from minute h0 on.
+func newTableSim(e *Engine, spec *TableSpec, h0 int64) *tableSim {
+	t := &tableSim{
+		e: e, spec: spec, region: spec.Region, name: spec.Name,
+		seed:     hashString(fmt.Sprintf("%d/%s/%s", e.sc.Seed, spec.Region, spec.Name)),
+		onDemand: spec.Billing == modeOnDemand,
+		deleteAt: math.MaxInt64,
+		begun:    h0 - 1,
+	}
+	t.gen = newTrafficGen(&spec.Traffic, spec.HotKeyShare, t.seed, e.start, e.start+minutesOf(e.sc.Horizon.D()))
+	t.modeLog = []modePoint{{h0, t.onDemand}}
+	mk := func(index string, c ReadWrite, od ReadWrite, sc *ScalingSpec, nch int) *entity {
+		en := &entity{index: index, store: newTiered(h0, channelAgg(nch)), lastNZ: make([]int64, nch)}
+		for i := range en.lastNZ {
+			en.lastNZ[i] = math.MinInt64
+		}
+		var rp, wp *PolicySpec
+		if sc != nil {
+			rp, wp = sc.Read, sc.Write
+		}
+		for d, x := range []struct {
+			c, od float64
+			ps    *PolicySpec
+		}{{c.Read, od.Read, rp}, {c.Write, od.Write, wp}} {
+			s := &en.dirs[d]
+			s.read = d == 0
+			s.policy = newPolicy(x.ps)
+			s.cap = x.c
+			if s.policy != nil {
+				s.cap = s.policy.clamp(s.cap)
+			}
+			s.burst = burstSeconds * s.cap
+			s.maxOnDemand = x.od
+			s.lastOut, s.lastIn = math.MinInt32, math.MinInt32
+			s.capLog = []capPoint{{h0, s.cap}}
+		}
+		return en
+	}
+	tab := mk("", spec.Capacity, spec.OnDemandMax, spec.AutoScaling, numChannels)
+	tab.hot, tab.partitions = spec.HotKeyShare, spec.Partitions
+	t.ents = append(t.ents, tab)
+	for i := range spec.GSIs {
+		g := &spec.GSIs[i]
+		en := mk(g.Name, g.Capacity, spec.OnDemandMax, g.AutoScaling, numGSIChannels)
+		en.share, en.hot = *g.Share, g.HotKeyShare
+		t.ents = append(t.ents, en)
+	}
+	for _, s := range spec.BillingSwitches {
+		t.switches = append(t.switches, scheduledSwitch{minute: e.start + minutesOf(s.At.D()), onDemand: s.Mode == modeOnDemand, capacity: s.Capacity})
+	}
+	if spec.TTL != nil && spec.TTL.Writes != nil {
+		t.writes = newWriteStream(t, spec.TTL)
+	}
+	t.vals = make([]float32, numChannels)
+	return t
+}
+
+// run simulates minutes [a, b) and runs the start-of-minute actions of b.
+func (t *tableSim) run(a, b int64) {
+	for m := a; m < b && !t.deleted; m++ {
+		t.begin(m)
+		if !t.deleted {
+			t.step(m)
+		}
+		if len(t.pending) >= 4096 {
+			t.flushWrites()
+		}
+	}
+	if !t.deleted {
+		t.begin(b)
+	}
+	t.flushWrites()
+}
+
+// begin runs what happens at the start of minute m: deletion, billing-mode
+// switches and capacity changes falling due, applied to the server at m.
+func (t *tableSim) begin(m int64) {
+	if m <= t.begun {
+		return
+	}
+	t.begun = m
+	at := minuteTime(m)
+	if m >= t.deleteAt {
+		t.e.srv.DeleteTable(t.region, t.name)
+		t.deleted = true
+		return
+	}
+	for t.next < len(t.switches) && t.switches[t.next].minute <= m {
+		t.applySwitch(t.switches[t.next], at)
+		t.next++
+	}
+	if t.onDemand {
+		return
+	}
+	for _, en := range t.ents {
+		var caps [2]float64
+		var chs [2]*change
+		changed := false
+		for d := range en.dirs {
+			c, ch, ok := en.dirs[d].due(m)
+			caps[d], chs[d] = c, ch
+			changed = changed || ok
+		}
+		if !changed {
+			continue
+		}
+		err := t.e.srv.SetThroughput(t.region, t.name, en.index, awssim.Capacity{Read: int64(caps[0]), Write: int64(caps[1])}, at)
+		for d := range en.dirs {
+			s := &en.dirs[d]
+			if chs[d] == nil || caps[d] == s.cap {
+				continue
+			}
+			ev := ScalingEvent{Table: t.name, Index: en.index, Read: d == 0, Decided: minuteTime(chs[d].decided + 1), Effective: at, From: s.cap, To: caps[d]}
+			if err != nil {
+				ev.Refused = errMessage(err)
+				t.scaling = append(t.scaling, ev)
+				continue
+			}
+			t.scaling = append(t.scaling, ev)
+			if caps[d] < s.cap {
+				s.lastIn = chs[d].decided
+			}
+			s.cap, s.below = caps[d], 0
+			s.capLog = append(s.capLog, capPoint{m, s.cap})
+		}
+		if err != nil {
+			if k, _, ok := awssim.ErrorKindOf(err); !ok || k != awssim.ErrLimitExceeded {
+				t.noteErr(err)
+			}
+		}
+	}
+}
+
+func errMessage(err error) string {
+	if _, msg, ok := awssim.ErrorKindOf(err); ok {
+		return msg
+	}
+	return err.Error()
+}
+
+func (t *tableSim) noteErr(err error) {
+	if t.err == nil {
+		t.err = fmt.Errorf("table %s: %w", t.name, err)
+	}
+}
+
+// applySwitch switches the billing mode through the server, which enforces
+// DynamoDB's limits.
+func (t *tableSim) applySwitch(s scheduledSwitch, at time.Time) {
+	res := SwitchResult{Table: t.name, At: at, Mode: modeProvisioned}
+	mode := awssim.BillingProvisioned
+	if s.onDemand {
+		res.Mode, mode = modeOnDemand, awssim.BillingPayPerRequest
+	}
+	gsis := map[string]awssim.Capacity{}
+	for _, en := range t.ents[1:] {
+		gsis[en.index] = awssim.Capacity{Read: int64(en.dirs[0].cap), Write: int64(en.dirs[1].cap)}
+	}
+	err := t.e.srv.SetBillingMode(t.region, t.name, mode, awssim.Capacity{Read: int64(s.capacity.Read), Write: int64(s.capacity.Write)}, gsis, at)
+	if err != nil {
+		res.ErrorCode, res.Message = errorCode(err), errMessage(err)
+		t.results = append(t.results, res)
+		return
+	}
+	t.results = append(t.results, res)
+	if s.onDemand == t.onDemand {
+		return
+	}
+	m := at.Unix() / 60
+	if !s.onDemand {
+		t.ents[0].dirs[0].cap, t.ents[0].dirs[1].cap = s.capacity.Read, s.capacity.Write
+	}
+	t.setMode(m, s.onDemand)
+}
+
+// setMode records a billing-mode change at minute m and resets the
+// dimensions' scaling state.
+func (t *tableSim) setMode(m int64, onDemand bool) {
+	t.onDemand = onDemand
+	t.modeLog = append(t.modeLog, modePoint{m, onDemand})
+	for _, en := range t.ents {
+		for d := range en.dirs {
+			s := &en.dirs[d]
+			s.pending, s.decrease, s.above, s.below = nil, nil, 0, 0
+			if !onDemand {
+				if s.policy != nil {
+					s.cap = s.policy.clamp(s.cap)
+				}
+				s.burst = burstSeconds * s.cap
+				s.capLog = append(s.capLog, capPoint{m, s.cap})
+			}
+		}
+	}
+}
+
+// errorCode is the AWS error code of an error of the simulated account.
+func errorCode(err error) string {
+	k, _, ok := awssim.ErrorKindOf(err)
+	if !ok {
+		return "InternalError"
+	}
+	switch k {
+	case awssim.ErrLimitExceeded:
+		return "LimitExceededException"
+	case awssim.ErrValidation:
+		return "ValidationException"
+	case awssim.ErrResourceNotFound:
+		return "ResourceNotFoundException"
+	}
+	return string(k)
+}
+
+// step simulates minute m.
+func (t *tableSim) step(m int64) {
+	d := t.gen.at(m)
+	quota := t.e.sc.Account.TableQuota
+	vals := t.vals
+	var pressure, demandSum, thrSum float64
+	var tableWriteConsumed float64
+	for i, en := range t.ents {
+		nch := len(en.lastNZ)
+		clear(vals[:nch])
+		rd, wd, hot := d.read, d.write, d.hot
+		if i > 0 {
+			rd, wd, hot = d.read*en.share.Read, tableWriteConsumed*en.share.Write, en.hot
+		}
+		for dir, dem := range [2]float64{rd, wd} {
+			s := &en.dirs[dir]
+			q := quota.Read
+			if dir == 1 {
+				q = quota.Write
+			}
+			out := s.serve(dem, hot, en.partitions, t.onDemand, q)
+			vals[chConsumed+dir] = float32(math.Floor(out.consumed*120) / 2)
+			upr := readUnitsPerRequest
+			if dir == 1 {
+				upr = writeUnitsPerRequest
+			}
+			for c, x := range out.throttled {
+				if x > 0 {
+					vals[chThrottle+dir*numCauses+c] = float32(math.Ceil(x * 60 / upr))
+					thrSum += x
+				}
+			}
+			if i == 0 {
+				pressure = math.Max(pressure, out.pressure)
+				demandSum += dem
+				if dir == 1 {
+					tableWriteConsumed = out.consumed
+				}
+			}
+			if !t.onDemand && s.policy != nil {
+				// The alarms see the published datapoint.
+				s.decide(m, float64(vals[chConsumed+dir])/60)
+			}
+		}
+		if i == 0 {
+			f, q := latencyFactors(pressure, thrSum, demandSum, unit(t.seed^0x1a7e, m))
+			vals[chLatMean], vals[chLatP99] = float32(f), float32(q)
+			if r := t.spec.SystemErrorsPerHour / 60; r > 0 {
+				vals[chSysErr] = float32(math.Floor(r + unit(t.seed^0x5e, m)))
+			}
+		}
+		for c := 0; c < nch; c++ {
+			if vals[c] != 0 && c != chLatMean && c != chLatP99 {
+				en.lastNZ[c] = m
+			}
+		}
+		en.store.push(vals[:nch])
+	}
+	if t.writes != nil {
+		t.writes.minute(m)
+	}
+}
+
+// sync adopts changes made to the table through the API (UpdateTable by a
+// client, DeleteTable) before simulating from minute m.
+func (t *tableSim) sync(m int64) {
+	if t.deleted {
+		return
+	}
+	tb, ok := t.e.srv.Table(t.region, t.name)
+	if !ok {
+		t.deleted = true
+		return
+	}
+	onDemand := tb.BillingMode == awssim.BillingPayPerRequest
+	if onDemand != t.onDemand {
+		if !onDemand {
+			t.adoptCapacity(tb, m, false)
+		}
+		t.setMode(m, onDemand)
+		return
+	}
+	if !onDemand {
+		t.adoptCapacity(tb, m, true)
+	}
+}
+
+func (t *tableSim) adoptCapacity(tb awssim.Table, m int64, log bool) {
+	for _, en := range t.ents {
+		th := tb.Throughput
+		if en.index != "" {
+			for i := range tb.GSIs {
+				if tb.GSIs[i].IndexName == en.index {
+					th = tb.GSIs[i].Throughput
+				}
+			}
+		}
+		for d, v := range []int64{th.ReadCapacityUnits, th.WriteCapacityUnits} {
+			s := &en.dirs[d]
+			if float64(v) == s.cap || v <= 0 {
+				continue
+			}
+			s.cap, s.pending, s.decrease = float64(v), nil, nil
+			if log {
+				s.capLog = append(s.capLog, capPoint{m, s.cap})
+			}
+		}
+	}
+}
+
+// flushWrites writes the items of the TTL write stream to the server.
+func (t *tableSim) flushWrites() {
+	if len(t.pending) == 0 || t.deleted {
+		t.pending = t.pending[:0]
+		return
+	}
+	if err := t.e.srv.WriteItemsAt(t.region, t.name, t.pending); err != nil {
+		t.noteErr(err)
+	}
+	t.pending = t.pending[:0]
+}
