@@ -22,6 +22,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
+	"github.com/dynamodb-exporter/dynamodb_exporter/sim"
 )
 
 // DefaultListenAddress is the exporter's default port.
@@ -108,6 +109,7 @@ type cli struct {
 	Demo     demoCmd     `cmd:"" help:"Run the exporter against the built-in simulated AWS account (no AWS needed)."`
 	TTL      ttlCmd      `cmd:"" name:"ttl" help:"TTL tools: audit a table, decode a value."`
 	Capacity capacityCmd `cmd:"" help:"Capacity-mode tools: report the derived figures and the cost what-if from CloudWatch history."`
+	Replay   replayCmd   `cmd:"" help:"Run a scenario and the exporter in fast-forward and write what Prometheus would have scraped."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 
@@ -117,6 +119,7 @@ func main() {
 		kong.Name("dynamodb_exporter"),
 		kong.Description("Prometheus exporter for Amazon DynamoDB capacity and TTL health."),
 		kong.UsageOnError(),
+		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", ")},
 	)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

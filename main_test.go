@@ -11,51 +11,77 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 )
 
-// TestDemoServesPopulatedMetrics runs the demo in-process on a free port and
-// scrapes it over HTTP.
-func TestDemoServesPopulatedMetrics(t *testing.T) {
-	sim := awssim.NewFixture(clock.Real{})
-	if err := sim.Start(); err != nil {
+// TestDemoServesEveryFamily runs the demo in-process on a free port and
+// scrapes it over HTTP: every catalogued family must be served within
+// seconds, except the AWS request error counter, which only exists once an
+// AWS call failed (the exporter-faults scenario shows it).
+func TestDemoServesEveryFamily(t *testing.T) {
+	sc, err := loadScenario("demo")
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer sim.Close()
+	srv, _, err := simulatedAccount(sc, clock.Real{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- runDemo(ctx, sim, "127.0.0.1:0", logFlags{Level: "error", Format: "logfmt"}, func(a string) { addrc <- a })
+		done <- runDemo(ctx, srv, sc, "127.0.0.1:0", logFlags{Level: "error", Format: "logfmt"}, func(a string) { addrc <- a })
 	}()
 	var addr string
 	select {
 	case addr = <-addrc:
 	case err := <-done:
 		t.Fatalf("demo stopped early: %v", err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("demo did not start listening")
 	}
+	missing := func(body string) []string {
+		var out []string
+		for _, f := range catalogue.All() {
+			if f.Name == catalogue.ExporterAWSRequestErrorsTotal {
+				continue
+			}
+			if !strings.Contains(body, "\n"+f.Name+"{") && !strings.Contains(body, "\n"+f.Name+"_count{") && !strings.Contains(body, "\n"+f.Name+" ") {
+				out = append(out, f.Name)
+			}
+		}
+		return out
+	}
 	var body string
-	deadline := time.Now().Add(30 * time.Second)
+	var left []string
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err == nil {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			body = string(b)
-			if strings.Contains(body, catalogue.ConsumedReadCapacityUnits+"{") {
+			if left = missing(body); len(left) == 0 {
 				break
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
-	for _, fam := range []string{catalogue.TableInfo, catalogue.ConsumedReadCapacityUnits, catalogue.ProvisionedReadCapacityUnits,
-		catalogue.AutoScalingTargetUtilization, catalogue.TableTTLInfo, catalogue.ExporterBuildInfo, "go_goroutines"} {
-		if !strings.Contains(body, "\n"+fam+"{") && !strings.Contains(body, "\n"+fam+" ") {
-			t.Errorf("demo /metrics lacks %s", fam)
+	if len(left) > 0 {
+		t.Errorf("demo /metrics lacks %v", left)
+	}
+	// Plausibility: the failure modes show up as the alerts will need them.
+	for _, want := range []string{
+		`dynamodb_table_info{account="demo",billing_mode="PAY_PER_REQUEST"`,
+		`dynamodb_ttl_sampled_items{account="demo",class="milliseconds"`,
+		`dynamodb_capacity_recommendation_info{`,
+		"go_goroutines",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("demo /metrics lacks %s", want)
 		}
 	}
 	cancel()

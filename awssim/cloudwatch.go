@@ -327,9 +327,22 @@ func matchesListFilter(m Metric, in *cwListMetricsInput) bool {
 	return true
 }
 
+// ActivityReporter is an optional capability of a MetricSource: telling
+// whether a metric has a datapoint in [start, end) without building the
+// datapoints. ListMetrics with RecentlyActive uses it when a source has it.
+type ActivityReporter interface {
+	HasData(region string, m Metric, start, end time.Time) bool
+}
+
 // hasDataIn reports whether any source has a datapoint of m in [start, end).
 func hasDataIn(sources []MetricSource, region string, m Metric, start, end time.Time) bool {
 	for _, src := range sources {
+		if ar, ok := src.(ActivityReporter); ok {
+			if ar.HasData(region, m, start, end) {
+				return true
+			}
+			continue
+		}
 		if len(src.Datapoints(region, m, start, end)) > 0 {
 			return true
 		}

@@ -189,13 +189,46 @@ func (ms *MetricStore) Datapoints(region string, m Metric, start, end time.Time)
 		return nil
 	}
 	var out []Datapoint
+	s.each(start, end, func(dp Datapoint) bool {
+		dp.Percentiles = maps.Clone(dp.Percentiles)
+		out = append(out, dp)
+		return true
+	})
+	return out
+}
+
+// HasData implements ActivityReporter.
+func (ms *MetricStore) HasData(region string, m Metric, start, end time.Time) bool {
+	ms.mu.RLock()
+	defer ms.mu.RUnlock()
+	s := ms.series[region][m.Key()]
+	found := false
+	if s != nil {
+		s.each(start, end, func(Datapoint) bool { found = true; return false })
+	}
+	return found
+}
+
+// each calls f with the datapoints in [start, end) until f returns false,
+// visiting whichever is fewer: the minutes of the range or the points held.
+func (s *series) each(start, end time.Time, f func(Datapoint) bool) {
+	first := start.Truncate(time.Minute)
+	if first.Before(start) {
+		first = first.Add(time.Minute)
+	}
+	if minutes := end.Sub(first) / time.Minute; minutes >= 0 && int64(minutes) < int64(len(s.points)) {
+		for t := first; t.Before(end); t = t.Add(time.Minute) {
+			if dp, ok := s.points[t.Unix()]; ok && !f(dp) {
+				return
+			}
+		}
+		return
+	}
 	for _, dp := range s.points {
-		if !dp.Time.Before(start) && dp.Time.Before(end) {
-			dp.Percentiles = maps.Clone(dp.Percentiles)
-			out = append(out, dp)
+		if !dp.Time.Before(start) && dp.Time.Before(end) && !f(dp) {
+			return
 		}
 	}
-	return out
 }
 
 // mergeDatapoints combines two statistic sets of the same minute.

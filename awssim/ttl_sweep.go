@@ -60,6 +60,17 @@ func ttlPolicyOf(t *Table) (ttlPolicy, bool) {
 }
 
 // dueAt is when the TTL process deletes e, or false if it never does.
+// cachedDueAt is dueAt, computed once per item and policy: a sweep visits
+// every item, and parsing each TTL value every time dominated replays.
+func (p ttlPolicy) cachedDueAt(e *itemEntry) (time.Time, bool) {
+	if e.duePolicy == nil || *e.duePolicy != p {
+		e.due, e.dueOK = p.dueAt(e)
+		pp := p
+		e.duePolicy = &pp
+	}
+	return e.due, e.dueOK
+}
+
 func (p ttlPolicy) dueAt(e *itemEntry) (time.Time, bool) {
 	v, ok := e.item[p.attribute]
 	if !ok || v.kind != kindN {
@@ -137,7 +148,7 @@ func (s *Server) settleTable(region string, t *Table, now time.Time) {
 	perMinute := map[int64]int{}
 	next := maxSweepTime
 	for id, e := range ti.byID {
-		due, ok := p.dueAt(e)
+		due, ok := p.cachedDueAt(e)
 		if !ok {
 			continue
 		}

@@ -67,20 +67,17 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	discovery := collectors.NewDiscovery(targets, cfg.Tables, inv, log.With("collector", "discovery"))
 	tables := collectors.NewTables(targets, cfg.Tables, inv, cfg.AWS.Concurrency, log.With("collector", "tables"))
 	jobs := []Job{
-		{discovery, cfg.Collectors.Discovery.Interval.D()},
-		{tables, cfg.Collectors.Tables.Interval.D()},
+		{discovery, cfg.Collectors.Discovery.Interval.D(), false},
+		{tables, cfg.Collectors.Tables.Interval.D(), false},
 	}
 	if cfg.Collectors.AutoScaling.On() {
-		jobs = append(jobs, Job{collectors.NewAutoScaling(targets, inv, log.With("collector", "autoscaling")), cfg.Collectors.AutoScaling.Interval.D()})
+		jobs = append(jobs, Job{collectors.NewAutoScaling(targets, inv, log.With("collector", "autoscaling")), cfg.Collectors.AutoScaling.Interval.D(), false})
 	}
 	cw := collectors.NewCloudWatch(targets, inv, collectors.CloudWatchSettings{
 		Interval:   cfg.Collectors.CloudWatch.Interval.D(),
 		Delay:      cfg.Collectors.CloudWatch.Delay.D(),
 		MaxCatchUp: cfg.Collectors.CloudWatch.MaxCatchUp.D(),
 	}, log.With("collector", "cloudwatch"))
-	if cfg.Collectors.CloudWatch.On() {
-		jobs = append(jobs, Job{cw, cfg.Collectors.CloudWatch.Interval.D()})
-	}
 	if t := cfg.Collectors.TTL; t.On() {
 		jobs = append(jobs, Job{collectors.NewTTL(targets, inv, collectors.TTLSettings{
 			Interval:       t.Interval.D(),
@@ -92,15 +89,19 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 			Attributes:     t.Attributes,
 			Pace:           opts.TTLPace,
 			Seed:           opts.TTLSeed,
-		}, log.With("collector", "ttl")), t.Interval.D()})
+		}, log.With("collector", "ttl")), t.Interval.D(), true})
 	}
 	// Capacity mode: derived gauges and cost what-if from CloudWatch
-	// history, after the cloudwatch job so that a first cycle is complete
-	// before its (longer) first history fetch.
+	// history; concurrent, so its long first history fetch holds back no
+	// other collector.
 	var capacityCollector *collectors.Capacity
 	if c := cfg.Collectors.Capacity; c.On() {
 		capacityCollector = collectors.NewCapacity(targets, inv, CapacitySettings(c), log.With("collector", "capacity"))
-		jobs = append(jobs, Job{capacityCollector, c.Interval.D()})
+		jobs = append(jobs, Job{capacityCollector, c.Interval.D(), true})
+	}
+	// CloudWatch last: the TTL and capacity jobs run alongside it.
+	if cfg.Collectors.CloudWatch.On() {
+		jobs = append(jobs, Job{cw, cfg.Collectors.CloudWatch.Interval.D(), false})
 	}
 
 	cs := make([]collectors.Collector, len(jobs))

@@ -14,6 +14,9 @@ import (
 type Job struct {
 	Collector collectors.Collector
 	Interval  time.Duration
+	// Concurrent marks a job that reads the inventory but feeds no other
+	// job: RunDue may run it at the same time as the jobs after it.
+	Concurrent bool
 }
 
 // Scheduler runs collectors in the background, each on its own cadence. The
@@ -45,10 +48,10 @@ func (s *Scheduler) RunOnce(ctx context.Context) {
 	}
 }
 
-// Run runs every job once, in order, then each on its own ticker until ctx
-// ends. A job's ticker starts as soon as its own first run is over, so a
-// slow first run (a long history fetch) does not hold back the jobs before
-// it. A run is bounded by its job's interval so a hung call cannot stall a
+// Run runs every job once, in order (a concurrent job alongside the jobs
+// after it), then each on its own ticker until ctx ends. A job's ticker
+// starts as soon as its own first run is over, so a slow first run (a long
+// history fetch) does not hold back the others. A run is bounded by its job's interval so a hung call cannot stall a
 // collector for ever.
 func (s *Scheduler) Run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -56,10 +59,15 @@ func (s *Scheduler) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			break
 		}
-		s.runJob(ctx, j)
+		if !j.Concurrent {
+			s.runJob(ctx, j)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if j.Concurrent {
+				s.runJob(ctx, j)
+			}
 			ticker := time.NewTicker(j.Interval)
 			defer ticker.Stop()
 			for {
@@ -110,8 +118,9 @@ func (s *Scheduler) RunOnceNamed(ctx context.Context, names ...string) {
 }
 
 // RunDue runs, in order, every job whose interval has passed on the clock
-// since it last ran through RunDue (every job, the first time). A replay
-// calls it after each step of simulated time.
+// since it last ran through RunDue (every job, the first time); concurrent
+// jobs run alongside the jobs after them, and RunDue returns when all are
+// done. A replay calls it after each step of simulated time.
 func (s *Scheduler) RunDue(ctx context.Context) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -127,7 +136,17 @@ func (s *Scheduler) RunDue(ctx context.Context) {
 		}
 	}
 	s.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, j := range due {
+		if j.Concurrent {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.runJob(ctx, j)
+			}()
+			continue
+		}
 		s.runJob(ctx, j)
 	}
+	wg.Wait()
 }

@@ -45,7 +45,7 @@ func TestSchedulerRunsInOrderOnTheClockAndCountsErrors(t *testing.T) {
 	b := &recorder{name: "tables", log: &order, fail: errors.Join(errors.New("one"), errors.New("two"))}
 	clk := clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	self := NewSelfMetrics()
-	s := NewScheduler([]Job{{a, time.Minute}, {b, time.Minute}}, clk, self, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewScheduler([]Job{{a, time.Minute, false}, {b, time.Minute, false}}, clk, self, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	s.RunOnce(context.Background())
 	if len(order) != 2 || order[0] != "discovery" || order[1] != "tables" {
 		t.Fatalf("run order = %v", order)
@@ -68,7 +68,7 @@ func TestSchedulerRunsInOrderOnTheClockAndCountsErrors(t *testing.T) {
 func TestSchedulerRunRepeatsAndStops(t *testing.T) {
 	var order []string
 	a := &recorder{name: "fast", log: &order}
-	s := NewScheduler([]Job{{a, 10 * time.Millisecond}}, clock.Real{}, NewSelfMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewScheduler([]Job{{a, 10 * time.Millisecond, false}}, clock.Real{}, NewSelfMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
@@ -88,11 +88,11 @@ func TestSchedulerRunRepeatsAndStops(t *testing.T) {
 }
 
 func TestSchedulerRunDueFollowsEachInterval(t *testing.T) {
-	var order []string
-	fast := &recorder{name: "fast", log: &order}
-	slow := &recorder{name: "slow", log: &order}
+	var fastLog, slowLog []string
+	fast := &recorder{name: "fast", log: &fastLog}
+	slow := &recorder{name: "slow", log: &slowLog}
 	clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	s := NewScheduler([]Job{{fast, time.Minute}, {slow, 5 * time.Minute}}, clk, NewSelfMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewScheduler([]Job{{fast, time.Minute, false}, {slow, 5 * time.Minute, true}}, clk, NewSelfMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for range 10 {
 		s.RunDue(context.Background())
 		clk.Advance(time.Minute)

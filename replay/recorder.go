@@ -32,8 +32,16 @@ type family struct {
 // series per bucket, plus _count and _sum).
 type series struct {
 	name    string
-	labels  string // rendered {a="b",...}, sorted by name
-	samples map[int]float64
+	labels  string // rendered {a="b",...}
+	values  []float64
+	present []bool // by step
+}
+
+func (s *series) at(step int) (float64, bool) {
+	if step < len(s.present) && s.present[step] {
+		return s.values[step], true
+	}
+	return 0, false
 }
 
 // NewRecorder returns an empty recorder.
@@ -48,6 +56,11 @@ func (r *Recorder) Record(g prometheus.Gatherer, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("gathering at %s: %w", at.Format(time.RFC3339), err)
 	}
+	return r.add(mfs, at)
+}
+
+// add keeps one gathered scrape taken at time at.
+func (r *Recorder) add(mfs []*dto.MetricFamily, at time.Time) error {
 	step := len(r.steps)
 	r.steps = append(r.steps, at)
 	for _, mf := range mfs {
@@ -67,10 +80,13 @@ func (r *Recorder) Record(g prometheus.Gatherer, at time.Time) error {
 				f.add(mf.GetName(), render(base), step, m.GetUntyped().GetValue())
 			case dto.MetricType_HISTOGRAM:
 				h := m.GetHistogram()
-				for _, b := range h.GetBucket() {
-					f.add(mf.GetName()+"_bucket", render(append(base, [2]string{"le", formatValue(b.GetUpperBound())})), step, float64(b.GetCumulativeCount()))
+				withLE := func(le string) string {
+					return render(append(append([][2]string(nil), base...), [2]string{"le", le}))
 				}
-				f.add(mf.GetName()+"_bucket", render(append(base, [2]string{"le", "+Inf"})), step, float64(h.GetSampleCount()))
+				for _, b := range h.GetBucket() {
+					f.add(mf.GetName()+"_bucket", withLE(formatValue(b.GetUpperBound())), step, float64(b.GetCumulativeCount()))
+				}
+				f.add(mf.GetName()+"_bucket", withLE("+Inf"), step, float64(h.GetSampleCount()))
 				f.add(mf.GetName()+"_count", render(base), step, float64(h.GetSampleCount()))
 				f.add(mf.GetName()+"_sum", render(base), step, h.GetSampleSum())
 			default:
@@ -85,10 +101,14 @@ func (f *family) add(name, labels string, step int, v float64) {
 	key := name + labels
 	s := f.series[key]
 	if s == nil {
-		s = &series{name: name, labels: labels, samples: map[int]float64{}}
+		s = &series{name: name, labels: labels}
 		f.series[key] = s
 	}
-	s.samples[step] = v
+	for len(s.values) <= step {
+		s.values = append(s.values, 0)
+		s.present = append(s.present, false)
+	}
+	s.values[step], s.present[step] = v, true
 }
 
 func labelPairs(lps []*dto.LabelPair) [][2]string {
@@ -99,16 +119,23 @@ func labelPairs(lps []*dto.LabelPair) [][2]string {
 	return out
 }
 
+// render writes label pairs as {a="b",...} in the order given: the client
+// library gathers them sorted by name, and a histogram's le comes last.
 func render(pairs [][2]string) string {
 	if len(pairs) == 0 {
 		return ""
 	}
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
-	parts := make([]string, len(pairs))
+	b := make([]byte, 0, 64)
+	b = append(b, '{')
 	for i, p := range pairs {
-		parts[i] = p[0] + "=" + strconv.Quote(p[1])
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p[0]...)
+		b = append(b, '=')
+		b = strconv.AppendQuote(b, p[1])
 	}
-	return "{" + strings.Join(parts, ",") + "}"
+	return string(append(b, '}'))
 }
 
 func formatValue(v float64) string {
@@ -167,7 +194,7 @@ func (r *Recorder) WriteOpenMetrics(w io.Writer) error {
 		}
 		for _, s := range f.sortedSeries() {
 			for step, at := range r.steps {
-				if v, ok := s.samples[step]; ok {
+				if v, ok := s.at(step); ok {
 					ew.printf("%s%s %s %s\n", s.name, s.labels, formatValue(v), strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', -1, 64))
 				}
 			}
@@ -187,7 +214,7 @@ func (r *Recorder) WritePromtoolSeries(w io.Writer) error {
 		for _, s := range f.sortedSeries() {
 			vals := make([]string, len(r.steps))
 			for step := range r.steps {
-				if v, ok := s.samples[step]; ok {
+				if v, ok := s.at(step); ok {
 					vals[step] = formatValue(v)
 				} else {
 					vals[step] = "_"

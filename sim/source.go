@@ -102,6 +102,28 @@ func (e *Engine) ListMetrics(region string) []awssim.Metric {
 	return out
 }
 
+// HasData implements awssim.ActivityReporter from the last non-zero minute
+// of each series, without building datapoints.
+func (e *Engine) HasData(region string, m awssim.Metric, start, end time.Time) bool {
+	r := e.series[region][m.Key()]
+	if r == nil {
+		return false
+	}
+	e.catchUp()
+	e.mu.RLock()
+	a := ceilDiv(start.Unix(), 60)
+	b := min(ceilDiv(end.Unix(), 60), e.next.Load())
+	recent := a < b && r.exists(a)
+	exact := b >= e.next.Load() || r.kind == kProvisioned
+	e.mu.RUnlock()
+	if !recent || exact {
+		// No datapoint since a, or since a until now: the answer is exact.
+		return recent
+	}
+	// A datapoint after a exists, but maybe only after end: look.
+	return len(e.Datapoints(region, m, start, end)) > 0
+}
+
 // exists reports whether the series had a datapoint since minute cutoff.
 func (r *seriesRef) exists(cutoff int64) bool {
 	switch r.kind {
