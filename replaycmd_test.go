@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,76 @@ func TestReplayScenarioThroughRules(t *testing.T) {
 	res := testtools.RunCommand(t, "", testtools.Promtool(t), "test", "rules", filepath.Join(dir, "test.yml"))
 	if res.ExitCode != 0 {
 		t.Fatalf("promtool test rules (%d):\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+// TestReplayExporterFaults replays the exporter-faults scenario: throttled
+// and slow CloudWatch calls, DescribeTable 5xx, AccessDenied on one table
+// and a table deleted at +2h. The exporter must keep serving what it knows,
+// count every failure, and drop the deleted table's series.
+func TestReplayExporterFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits through the scenario's slow ListMetrics answers")
+	}
+	sc, err := loadScenario("exporter-faults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var om bytes.Buffer
+	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	if err := runReplay(context.Background(), sc, start, 2*time.Hour+15*time.Minute, time.Minute, "openmetrics", &om, slog.New(slog.DiscardHandler), nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(om.String(), "\n")
+	// last returns the timestamp of the last sample of the series whose
+	// line starts with prefix and contains every part, or 0.
+	last := func(prefix string, parts ...string) (value string, at int64) {
+		for _, l := range lines {
+			if !strings.HasPrefix(l, prefix) {
+				continue
+			}
+			ok := true
+			for _, p := range parts {
+				ok = ok && strings.Contains(l, p)
+			}
+			if !ok {
+				continue
+			}
+			f := strings.Fields(l)
+			ts, err := strconv.ParseFloat(f[len(f)-1], 64)
+			if err != nil {
+				t.Fatalf("bad timestamp in %q", l)
+			}
+			if sec := int64(ts); sec >= at {
+				value, at = f[len(f)-2], sec
+			}
+		}
+		return value, at
+	}
+	end := start.Add(2*time.Hour + 15*time.Minute).Unix()
+	if _, at := last("dynamodb_exporter_aws_request_errors_total{", `error_code="Throttling"`, `operation="GetMetricData"`); at == 0 {
+		t.Error("throttled GetMetricData calls were not counted")
+	}
+	if _, at := last("dynamodb_exporter_aws_request_errors_total{", `operation="DescribeTable"`, `error_code="InternalServerError"`); at == 0 {
+		t.Error("DescribeTable 5xx were not counted")
+	}
+	if _, at := last("dynamodb_exporter_aws_request_errors_total{", `error_code="AccessDeniedException"`); at == 0 {
+		t.Error("AccessDenied on one table was not counted")
+	}
+	if v, at := last("dynamodb_exporter_collector_errors_total{", `collector="cloudwatch"`); at != end || v == "0" {
+		t.Errorf("cloudwatch collector errors = %s at %d, want > 0 at the end", v, at)
+	}
+	if _, at := last("dynamodb_table_info{", `table="faults-orders"`); at != end {
+		t.Errorf("faults-orders last served at %d, want at the end %d: the exporter must keep serving", at, end)
+	}
+	deleted := start.Add(2 * time.Hour).Unix()
+	if _, at := last("dynamodb_table_info{", `table="faults-temp"`); at == 0 || at < deleted-600 || at > deleted+6*60 {
+		t.Errorf("faults-temp last served at %d; want shortly after its deletion at %d", at, deleted)
+	}
+	if _, at := last("dynamodb_consumed_read_capacity_units{", `table="faults-temp"`); at > deleted+6*60 {
+		t.Errorf("faults-temp consumed capacity still served at %d after its deletion at %d", at, deleted)
+	}
+	if _, at := last("dynamodb_consumed_read_capacity_units{", `table="faults-orders"`); at != end {
+		t.Errorf("faults-orders consumed capacity last served at %d, want %d", at, end)
 	}
 }
