@@ -25,9 +25,6 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/sim"
 )
 
-// DefaultListenAddress is the exporter's default port.
-const DefaultListenAddress = ":9849"
-
 // configFlags are shared by every command that reads the configuration.
 type configFlags struct {
 	Config   string `name:"config" help:"Path to the YAML configuration file (optional; see examples/config.yml)." env:"DYNAMODB_EXPORTER_CONFIG" type:"path"`
@@ -61,8 +58,8 @@ func (f configFlags) load() (*config.Config, error) {
 		if o.v == "" {
 			continue
 		}
-		if !strings.HasPrefix(o.v, "http://") && !strings.HasPrefix(o.v, "https://") {
-			return nil, fmt.Errorf("%s: %q is not an http(s) URL", o.flag, o.v)
+		if err := config.CheckURL(o.v); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.flag, err)
 		}
 		*o.dst = o.v
 	}

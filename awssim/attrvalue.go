@@ -107,54 +107,49 @@ func (v *attrValue) UnmarshalJSON(b []byte) error {
 	}
 	*v = attrValue{}
 	set := 0
-	if w.S != nil {
-		set++
-		v.kind, v.str = kindS, *w.S
-	}
-	if w.N != nil {
-		set++
-		v.kind, v.str = kindN, *w.N
-	}
-	if w.B != nil {
-		set++
-		v.kind, v.bin = kindB, *w.B
-	}
-	if w.BOOL != nil {
-		set++
-		v.kind, v.bl = kindBOOL, *w.BOOL
-	}
-	if w.NULL != nil {
-		set++
-		v.kind = kindNULL
-		if !*w.NULL {
-			v.bad = msgNullFalse
+	// member counts a member present on the wire and takes its kind.
+	member := func(present bool, k avKind) bool {
+		if present {
+			set++
+			v.kind = k
 		}
+		return present
 	}
-	if w.M != nil {
-		set++
-		v.kind, v.m = kindM, *w.M
+	if member(w.S != nil, kindS) {
+		v.str = *w.S
+	}
+	if member(w.N != nil, kindN) {
+		v.str = *w.N
+	}
+	if member(w.B != nil, kindB) {
+		v.bin = *w.B
+	}
+	if member(w.BOOL != nil, kindBOOL) {
+		v.bl = *w.BOOL
+	}
+	if member(w.NULL != nil, kindNULL) && !*w.NULL {
+		v.bad = msgNullFalse
+	}
+	if member(w.M != nil, kindM) {
+		v.m = *w.M
 		if v.m == nil {
 			v.m = map[string]attrValue{}
 		}
 	}
-	if w.L != nil {
-		set++
-		v.kind, v.l = kindL, *w.L
+	if member(w.L != nil, kindL) {
+		v.l = *w.L
 		if v.l == nil {
 			v.l = []attrValue{}
 		}
 	}
-	if w.SS != nil {
-		set++
-		v.kind, v.strs = kindSS, *w.SS
+	if member(w.SS != nil, kindSS) {
+		v.strs = *w.SS
 	}
-	if w.NS != nil {
-		set++
-		v.kind, v.strs = kindNS, *w.NS
+	if member(w.NS != nil, kindNS) {
+		v.strs = *w.NS
 	}
-	if w.BS != nil {
-		set++
-		v.kind, v.bins = kindBS, *w.BS
+	if member(w.BS != nil, kindBS) {
+		v.bins = *w.BS
 	}
 	switch {
 	case set == 0:

@@ -192,6 +192,16 @@ func tableNotFound(name string) error {
 	return apiErr(ErrResourceNotFound, "Requested resource not found: Table: "+name+" not found")
 }
 
+// table returns the table name of the call's region, or DynamoDB's
+// ResourceNotFoundException. s.mu must be held.
+func (c *call) table(name string) (*Table, error) {
+	t := c.srv.region(c.region).tables[name]
+	if t == nil {
+		return nil, tableNotFound(name)
+	}
+	return t, nil
+}
+
 // validateTableName applies DynamoDB's TableName constraints.
 func validateTableName(name string) error {
 	if !tableNameRE.MatchString(name) {
@@ -240,18 +250,15 @@ func (c *call) ddbDescribeTable() (any, error) {
 	if err := c.decodeJSON(&in); err != nil {
 		return nil, err
 	}
-	if err := c.admit(c.srv.tableARN(c.region, in.TableName), in.TableName); err != nil {
-		return nil, err
-	}
-	if err := validateTableName(in.TableName); err != nil {
+	if err := c.admitTable(in.TableName); err != nil {
 		return nil, err
 	}
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.region(c.region).tables[in.TableName]
-	if t == nil {
-		return nil, tableNotFound(in.TableName)
+	t, err := c.table(in.TableName)
+	if err != nil {
+		return nil, err
 	}
 	s.settleTable(c.region, t, s.now())
 	return struct{ Table ddbTableDescription }{s.describeTable(c.region, t)}, nil
@@ -262,10 +269,7 @@ func (c *call) ddbDescribeTimeToLive() (any, error) {
 	if err := c.decodeJSON(&in); err != nil {
 		return nil, err
 	}
-	if err := c.admit(c.srv.tableARN(c.region, in.TableName), in.TableName); err != nil {
-		return nil, err
-	}
-	if err := validateTableName(in.TableName); err != nil {
+	if err := c.admitTable(in.TableName); err != nil {
 		return nil, err
 	}
 	t, ok := c.srv.Table(c.region, in.TableName)

@@ -29,6 +29,22 @@ func (c *call) openTable(name string, create bool) (*Table, *tableItems, time.Ti
 	return t, ti, now, nil
 }
 
+// openKey opens the table of an item request about one existing item and
+// checks its key. It returns the item's id in the table's store (nil if the
+// table holds no item yet). s.mu must be held.
+func (c *call) openKey(name string, key item) (*Table, *tableItems, string, error) {
+	t, ti, _, err := c.openTable(name, false)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ks := schemaOf(t)
+	k, err := ks.checkKey(key, false)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return t, ti, ks.keyOf(k).id, nil
+}
+
 // admitTable runs the IAM and fault checks and the table name check of a
 // request about one table.
 func (c *call) admitTable(name string) error {
@@ -65,34 +81,70 @@ func checkReturnValues(v string) error {
 	return apiErr(ErrValidation, fmt.Sprintf("1 validation error detected: Value '%s' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]", v))
 }
 
+// ddbWriteInput is the request of PutItem (with Item) and DeleteItem (with
+// Key).
+type ddbWriteInput struct {
+	TableName                 string
+	Item                      item
+	Key                       item
+	ReturnValues              string
+	ReturnConsumedCapacity    string
+	ConditionExpression       *string
+	Expected                  json.RawMessage
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]json.RawMessage
+}
+
 // ddbWriteOutput is the answer of PutItem and DeleteItem.
 type ddbWriteOutput struct {
 	Attributes       item                 `json:",omitempty"`
 	ConsumedCapacity *ddbConsumedCapacity `json:",omitempty"`
 }
 
-func (c *call) ddbPutItem() (any, error) {
-	var in struct {
-		TableName                 string
-		Item                      item
-		ReturnValues              string
-		ReturnConsumedCapacity    string
-		ConditionExpression       *string
-		Expected                  json.RawMessage
-		ExpressionAttributeNames  map[string]string
-		ExpressionAttributeValues map[string]json.RawMessage
-	}
-	if err := c.decodeJSON(&in); err != nil {
+// decodeWrite decodes and checks a PutItem or DeleteItem request. member is
+// the request's required item ("item") or key ("key").
+func (c *call) decodeWrite(member string) (*ddbWriteInput, error) {
+	in := &ddbWriteInput{}
+	if err := c.decodeJSON(in); err != nil {
 		return nil, err
 	}
 	if err := c.admitTable(in.TableName); err != nil {
 		return nil, err
 	}
-	if in.Item == nil {
-		return nil, apiErr(ErrValidation, "1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
+	if (member == "item" && in.Item == nil) || (member == "key" && in.Key == nil) {
+		return nil, apiErr(ErrValidation, "1 validation error detected: Value null at '"+member+"' failed to satisfy constraint: Member must not be null")
 	}
 	if err := firstErr(checkReturnValues(in.ReturnValues), checkReturnCapacity(in.ReturnConsumedCapacity),
 		refuseConditions(in.ConditionExpression, in.Expected, in.ExpressionAttributeNames, in.ExpressionAttributeValues)); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// output answers a write to t that replaced or deleted old (nil if there
+// was none) and wrote written bytes.
+func (in *ddbWriteInput) output(t *Table, old *itemEntry, written int64) ddbWriteOutput {
+	out := ddbWriteOutput{}
+	if old != nil && in.ReturnValues == "ALL_OLD" {
+		out.Attributes = old.item
+	}
+	out.ConsumedCapacity = consumed(in.ReturnConsumedCapacity, t.Name, writeUnits(writtenSize(old, written)))
+	return out
+}
+
+// writtenSize is the size a write is charged for: the larger of the item
+// written (size, 0 for a delete) and the item it replaced or deleted (old,
+// nil if there was none).
+func writtenSize(old *itemEntry, size int64) int64 {
+	if old == nil {
+		return size
+	}
+	return max(size, old.size)
+}
+
+func (c *call) ddbPutItem() (any, error) {
+	in, err := c.decodeWrite("item")
+	if err != nil {
 		return nil, err
 	}
 	s := c.srv
@@ -106,17 +158,7 @@ func (c *call) ddbPutItem() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	old := s.writeItem(t, ti, it, size, now)
-	out := ddbWriteOutput{}
-	written := size
-	if old != nil {
-		written = max(written, old.size)
-		if in.ReturnValues == "ALL_OLD" {
-			out.Attributes = old.item
-		}
-	}
-	out.ConsumedCapacity = consumed(in.ReturnConsumedCapacity, t.Name, writeUnits(written))
-	return out, nil
+	return in.output(t, s.writeItem(t, ti, it, size, now), size), nil
 }
 
 func (c *call) ddbGetItem() (any, error) {
@@ -146,12 +188,7 @@ func (c *call) ddbGetItem() (any, error) {
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ti, _, err := c.openTable(in.TableName, false)
-	if err != nil {
-		return nil, err
-	}
-	ks := schemaOf(t)
-	key, err := ks.checkKey(in.Key, false)
+	t, ti, id, err := c.openKey(in.TableName, in.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +198,7 @@ func (c *call) ddbGetItem() (any, error) {
 	}
 	var size int64
 	if ti != nil {
-		if e := ti.byID[ks.keyOf(key).id]; e != nil {
+		if e := ti.byID[id]; e != nil {
 			projected := proj.apply(e.item)
 			out.Item = &projected
 			size = e.size
@@ -174,53 +211,22 @@ func (c *call) ddbGetItem() (any, error) {
 }
 
 func (c *call) ddbDeleteItem() (any, error) {
-	var in struct {
-		TableName                 string
-		Key                       item
-		ReturnValues              string
-		ReturnConsumedCapacity    string
-		ConditionExpression       *string
-		Expected                  json.RawMessage
-		ExpressionAttributeNames  map[string]string
-		ExpressionAttributeValues map[string]json.RawMessage
-	}
-	if err := c.decodeJSON(&in); err != nil {
-		return nil, err
-	}
-	if err := c.admitTable(in.TableName); err != nil {
-		return nil, err
-	}
-	if in.Key == nil {
-		return nil, apiErr(ErrValidation, "1 validation error detected: Value null at 'key' failed to satisfy constraint: Member must not be null")
-	}
-	if err := firstErr(checkReturnValues(in.ReturnValues), checkReturnCapacity(in.ReturnConsumedCapacity),
-		refuseConditions(in.ConditionExpression, in.Expected, in.ExpressionAttributeNames, in.ExpressionAttributeValues)); err != nil {
+	in, err := c.decodeWrite("key")
+	if err != nil {
 		return nil, err
 	}
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ti, _, err := c.openTable(in.TableName, false)
+	t, ti, id, err := c.openKey(in.TableName, in.Key)
 	if err != nil {
 		return nil, err
 	}
-	ks := schemaOf(t)
-	key, err := ks.checkKey(in.Key, false)
-	if err != nil {
-		return nil, err
-	}
-	out := ddbWriteOutput{}
-	var size int64
+	var old *itemEntry
 	if ti != nil {
-		if old := ti.remove(ks.keyOf(key).id); old != nil {
-			size = old.size
-			if in.ReturnValues == "ALL_OLD" {
-				out.Attributes = old.item
-			}
-		}
+		old = ti.remove(id)
 	}
-	out.ConsumedCapacity = consumed(in.ReturnConsumedCapacity, t.Name, writeUnits(size))
-	return out, nil
+	return in.output(t, old, 0), nil
 }
 
 // ddbWriteRequest is one request of BatchWriteItem.
@@ -310,16 +316,13 @@ func (c *call) ddbBatchWriteItem() (any, error) {
 		}
 		var units float64
 		for _, o := range plans[name] {
-			var written int64
+			var old *itemEntry
 			if o.put != nil {
-				written = o.size
-				if old := s.writeItem(t, ti, o.put, o.size, now); old != nil {
-					written = max(written, old.size)
-				}
-			} else if old := ti.remove(o.id); old != nil {
-				written = old.size
+				old = s.writeItem(t, ti, o.put, o.size, now)
+			} else {
+				old = ti.remove(o.id)
 			}
-			units += writeUnits(written)
+			units += writeUnits(writtenSize(old, o.size))
 		}
 		if cc := consumed(in.ReturnConsumedCapacity, name, units); cc != nil {
 			out.ConsumedCapacity = append(out.ConsumedCapacity, cc)

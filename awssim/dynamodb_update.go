@@ -59,18 +59,15 @@ func (c *call) ddbUpdateTable() (any, error) {
 	if err := c.decodeJSON(&in); err != nil {
 		return nil, err
 	}
-	if err := c.admit(c.srv.tableARN(c.region, in.TableName), in.TableName); err != nil {
-		return nil, err
-	}
-	if err := validateTableName(in.TableName); err != nil {
+	if err := c.admitTable(in.TableName); err != nil {
 		return nil, err
 	}
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cur := s.region(c.region).tables[in.TableName]
-	if cur == nil {
-		return nil, tableNotFound(in.TableName)
+	cur, err := c.table(in.TableName)
+	if err != nil {
+		return nil, err
 	}
 	next := cloneTable(*cur)
 	if err := applyTableUpdate(&next, in, s.now()); err != nil {

@@ -121,13 +121,7 @@ func unit(seed string, minute time.Time) float64 {
 	_, _ = h.Write(b[:])
 	// FNV alone barely changes its high bits between adjacent minutes;
 	// the splitmix64 finalizer spreads every input bit over the output.
-	x := h.Sum64()
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return float64(x>>11) / (1 << 53)
+	return float64(mix64(h.Sum64())>>11) / (1 << 53)
 }
 
 // daily is a smooth daily curve around 1 (0.6 .. 1.4).

@@ -195,7 +195,12 @@ func encodeKeyValue(v attrValue) string {
 func partitionHash(encodedPK string) uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(encodedPK))
-	x := h.Sum64()
+	return mix64(h.Sum64())
+}
+
+// mix64 is the splitmix64 finalizer: it spreads every input bit over the
+// output.
+func mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27

@@ -40,9 +40,9 @@ func (c *call) ddbUpdateTimeToLive() (any, error) {
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.region(c.region).tables[in.TableName]
-	if t == nil {
-		return nil, tableNotFound(in.TableName)
+	t, err := c.table(in.TableName)
+	if err != nil {
+		return nil, err
 	}
 	now := s.now()
 	// Deletions due under the old setting happen before it changes.

@@ -19,11 +19,3 @@ func (m Mode) Validate() error {
 	}
 	return nil
 }
-
-// Other returns the other billing mode.
-func (m Mode) Other() Mode {
-	if m == OnDemand {
-		return Provisioned
-	}
-	return OnDemand
-}

@@ -155,11 +155,3 @@ type Settings struct {
 	// Write is the write-capacity provisioning.
 	Write Provisioning `yaml:"write" json:"write"`
 }
-
-// For returns the provisioning of dimension d.
-func (s Settings) For(d Dimension) Provisioning {
-	if d == Write {
-		return s.Write
-	}
-	return s.Read
-}

@@ -3,10 +3,13 @@
 package collectors
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,12 +92,18 @@ func (c *AutoScaling) Run(ctx context.Context, _ time.Time) error {
 	return errors.Join(errs...)
 }
 
-// keepMonitored drops, from stale metrics, the tables that are no longer monitored.
-func (c *AutoScaling) keepMonitored(t *awsclient.Target, ms []prometheus.Metric) []prometheus.Metric {
+// monitored returns the names of the target's monitored tables.
+func (c *AutoScaling) monitored(t *awsclient.Target) map[string]bool {
 	monitored := map[string]bool{}
 	for _, tb := range c.inventory.Tables(t.Key()) {
 		monitored[tb.Name] = true
 	}
+	return monitored
+}
+
+// keepMonitored drops, from stale metrics, the tables that are no longer monitored.
+func (c *AutoScaling) keepMonitored(t *awsclient.Target, ms []prometheus.Metric) []prometheus.Metric {
+	monitored := c.monitored(t)
 	var out []prometheus.Metric
 	for _, m := range ms {
 		if monitored[tableLabel(m)] {
@@ -105,14 +114,61 @@ func (c *AutoScaling) keepMonitored(t *awsclient.Target, ms []prometheus.Metric)
 }
 
 func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([]prometheus.Metric, error) {
-	monitored := map[string]bool{}
-	for _, tb := range c.inventory.Tables(t.Key()) {
-		monitored[tb.Name] = true
-	}
+	monitored := c.monitored(t)
 	if len(monitored) == 0 {
 		return nil, nil
 	}
+	scaling, err := readScaling(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	resources := slices.SortedFunc(maps.Keys(scaling), func(a, b ScalingResource) int {
+		return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Dimension, b.Dimension))
+	})
 	var ms []prometheus.Metric
+	for _, r := range resources {
+		if !monitored[r.Table] {
+			continue
+		}
+		p := scaling[r]
+		lv := []string{t.Account, t.Region, r.Table, r.Index, r.Dimension}
+		if p.hasTarget {
+			ms = append(ms,
+				catalogue.MustMetric(catalogue.AutoScalingMinCapacityUnits, p.min, lv...),
+				catalogue.MustMetric(catalogue.AutoScalingMaxCapacityUnits, p.max, lv...),
+			)
+		}
+		if p.hasPolicy {
+			disabled := 0.0
+			if p.noScaleIn {
+				disabled = 1
+			}
+			ms = append(ms,
+				catalogue.MustMetric(catalogue.AutoScalingTargetUtilization, p.target, lv...),
+				catalogue.MustMetric(catalogue.AutoScalingScaleInCooldown, p.in.Seconds(), lv...),
+				catalogue.MustMetric(catalogue.AutoScalingScaleOutCooldown, p.out.Seconds(), lv...),
+				catalogue.MustMetric(catalogue.AutoScalingScaleInDisabled, disabled, lv...),
+			)
+		}
+	}
+	return ms, nil
+}
+
+// scalingPolicy is what Application Auto Scaling says about one dimension.
+type scalingPolicy struct {
+	min, max  float64
+	hasTarget bool
+	hasPolicy bool
+	target    float64
+	in, out   time.Duration
+	noScaleIn bool
+}
+
+// readScaling returns the scalable targets and target-tracking policies of
+// the target's DynamoDB resources. It serves the autoscaling collector and
+// the capacity collector's cost what-if.
+func readScaling(ctx context.Context, t *awsclient.Target) (map[ScalingResource]scalingPolicy, error) {
+	out := map[ScalingResource]scalingPolicy{}
 	tp := applicationautoscaling.NewDescribeScalableTargetsPaginator(t.AutoScaling, &applicationautoscaling.DescribeScalableTargetsInput{
 		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
 	})
@@ -123,17 +179,14 @@ func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([
 		}
 		for _, st := range page.ScalableTargets {
 			r, ok := ParseScalingResource(aws.ToString(st.ResourceId), st.ScalableDimension)
-			if !ok || !monitored[r.Table] {
+			if !ok {
 				continue
 			}
-			lv := []string{t.Account, t.Region, r.Table, r.Index, r.Dimension}
-			ms = append(ms,
-				catalogue.MustMetric(catalogue.AutoScalingMinCapacityUnits, float64(aws.ToInt32(st.MinCapacity)), lv...),
-				catalogue.MustMetric(catalogue.AutoScalingMaxCapacityUnits, float64(aws.ToInt32(st.MaxCapacity)), lv...),
-			)
+			p := out[r]
+			p.min, p.max, p.hasTarget = float64(aws.ToInt32(st.MinCapacity)), float64(aws.ToInt32(st.MaxCapacity)), true
+			out[r] = p
 		}
 	}
-	seen := map[ScalingResource]bool{}
 	pp := applicationautoscaling.NewDescribeScalingPoliciesPaginator(t.AutoScaling, &applicationautoscaling.DescribeScalingPoliciesInput{
 		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
 	})
@@ -142,29 +195,23 @@ func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([
 		if err != nil {
 			return nil, fmt.Errorf("describing scaling policies in %s: %w", t.Key(), err)
 		}
-		for _, p := range page.ScalingPolicies {
-			cfg := p.TargetTrackingScalingPolicyConfiguration
-			if p.PolicyType != aastypes.PolicyTypeTargetTrackingScaling || cfg == nil {
+		for _, sp := range page.ScalingPolicies {
+			cfg := sp.TargetTrackingScalingPolicyConfiguration
+			if sp.PolicyType != aastypes.PolicyTypeTargetTrackingScaling || cfg == nil {
 				continue
 			}
-			r, ok := ParseScalingResource(aws.ToString(p.ResourceId), p.ScalableDimension)
-			if !ok || !monitored[r.Table] || seen[r] {
-				// AWS allows several policies on one dimension; the first wins here.
+			r, ok := ParseScalingResource(aws.ToString(sp.ResourceId), sp.ScalableDimension)
+			if !ok || out[r].hasPolicy { // AWS allows several policies on one dimension; the first wins
 				continue
 			}
-			seen[r] = true
-			lv := []string{t.Account, t.Region, r.Table, r.Index, r.Dimension}
-			disabled := 0.0
-			if aws.ToBool(cfg.DisableScaleIn) {
-				disabled = 1
-			}
-			ms = append(ms,
-				catalogue.MustMetric(catalogue.AutoScalingTargetUtilization, aws.ToFloat64(cfg.TargetValue)/100, lv...),
-				catalogue.MustMetric(catalogue.AutoScalingScaleInCooldown, float64(aws.ToInt32(cfg.ScaleInCooldown)), lv...),
-				catalogue.MustMetric(catalogue.AutoScalingScaleOutCooldown, float64(aws.ToInt32(cfg.ScaleOutCooldown)), lv...),
-				catalogue.MustMetric(catalogue.AutoScalingScaleInDisabled, disabled, lv...),
-			)
+			p := out[r]
+			p.hasPolicy = true
+			p.target = aws.ToFloat64(cfg.TargetValue) / 100
+			p.in = time.Duration(aws.ToInt32(cfg.ScaleInCooldown)) * time.Second
+			p.out = time.Duration(aws.ToInt32(cfg.ScaleOutCooldown)) * time.Second
+			p.noScaleIn = aws.ToBool(cfg.DisableScaleIn)
+			out[r] = p
 		}
 	}
-	return ms, nil
+	return out, nil
 }

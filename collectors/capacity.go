@@ -8,6 +8,7 @@ package collectors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"strings"
@@ -60,8 +61,6 @@ type capacityState struct {
 	hist    map[historyKey]*history
 	scaling map[ScalingResource]scalingPolicy
 	reports []TableReport
-	// lastFetch is what the last run requested.
-	lastFetch FetchCost
 }
 
 // TableReport holds every derived figure of one table.
@@ -109,17 +108,6 @@ func (c *Capacity) Reports() []TableReport {
 		}
 	}
 	return out
-}
-
-// LastFetch returns the GetMetricData requests and metrics the last run made
-// for a target.
-func (c *Capacity) LastFetch(t *awsclient.Target) FetchCost {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st := c.state[t.Key()]; st != nil {
-		return st.lastFetch
-	}
-	return FetchCost{}
 }
 
 // end returns the end of the history at now: a whole minute, Delay behind.
@@ -239,7 +227,6 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	}
 	failed := map[historyKey]bool{}
 	batches := batchQueries(qs)
-	st.lastFetch = FetchCost{Requests: len(batches), Metrics: len(qs)}
 	for _, batch := range batches {
 		res, err := fetchBatch(ctx, t, batch)
 		if err != nil {
@@ -272,7 +259,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	}
 
 	if scaling, err := readScaling(ctx, t); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("cost what-if: %w", err))
 		c.logger.Warn("reading auto-scaling settings for the cost what-if failed; using the last known ones", "account", t.Account, "region", t.Region,
 			"error_code", awsclient.ErrorCode(err), "err", err)
 	} else {

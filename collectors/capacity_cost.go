@@ -4,15 +4,10 @@
 package collectors
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
-	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 )
 
@@ -21,67 +16,6 @@ var CostWindows = []struct {
 	Label string
 	D     time.Duration
 }{{"7d", 7 * day}, {"30d", 30 * day}}
-
-// scalingPolicy is what Application Auto Scaling says about one dimension.
-type scalingPolicy struct {
-	min, max  float64
-	hasTarget bool
-	hasPolicy bool
-	target    float64
-	in, out   time.Duration
-	noScaleIn bool
-}
-
-// readScaling returns the scalable targets and target-tracking policies of
-// the target's DynamoDB resources.
-func readScaling(ctx context.Context, t *awsclient.Target) (map[ScalingResource]scalingPolicy, error) {
-	out := map[ScalingResource]scalingPolicy{}
-	tp := applicationautoscaling.NewDescribeScalableTargetsPaginator(t.AutoScaling, &applicationautoscaling.DescribeScalableTargetsInput{
-		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
-	})
-	for tp.HasMorePages() {
-		page, err := tp.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("describing scalable targets in %s for the cost what-if: %w", t.Key(), err)
-		}
-		for _, st := range page.ScalableTargets {
-			r, ok := ParseScalingResource(aws.ToString(st.ResourceId), st.ScalableDimension)
-			if !ok {
-				continue
-			}
-			p := out[r]
-			p.min, p.max, p.hasTarget = float64(aws.ToInt32(st.MinCapacity)), float64(aws.ToInt32(st.MaxCapacity)), true
-			out[r] = p
-		}
-	}
-	pp := applicationautoscaling.NewDescribeScalingPoliciesPaginator(t.AutoScaling, &applicationautoscaling.DescribeScalingPoliciesInput{
-		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
-	})
-	for pp.HasMorePages() {
-		page, err := pp.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("describing scaling policies in %s for the cost what-if: %w", t.Key(), err)
-		}
-		for _, sp := range page.ScalingPolicies {
-			cfg := sp.TargetTrackingScalingPolicyConfiguration
-			if sp.PolicyType != aastypes.PolicyTypeTargetTrackingScaling || cfg == nil {
-				continue
-			}
-			r, ok := ParseScalingResource(aws.ToString(sp.ResourceId), sp.ScalableDimension)
-			if !ok || out[r].hasPolicy { // the first policy wins, as in the autoscaling collector
-				continue
-			}
-			p := out[r]
-			p.hasPolicy = true
-			p.target = aws.ToFloat64(cfg.TargetValue) / 100
-			p.in = time.Duration(aws.ToInt32(cfg.ScaleInCooldown)) * time.Second
-			p.out = time.Duration(aws.ToInt32(cfg.ScaleOutCooldown)) * time.Second
-			p.noScaleIn = aws.ToBool(cfg.DisableScaleIn)
-			out[r] = p
-		}
-	}
-	return out, nil
-}
 
 // provisioning returns how one dimension of a table or GSI is modelled in
 // provisioned mode: its own target-tracking policy when it has one (with the

@@ -369,7 +369,7 @@ func (c *Config) validate() error {
 		{"aws.endpoints.application_autoscaling", c.AWS.Endpoints.ApplicationAutoScaling},
 		{"aws.endpoints.sts", c.AWS.Endpoints.STS},
 	} {
-		if err := checkURL(e.url); err != nil {
+		if err := CheckURL(e.url); err != nil {
 			return fmt.Errorf("%s: %w", e.key, err)
 		}
 	}

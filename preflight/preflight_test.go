@@ -116,7 +116,7 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	app5 := build(t, sim, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {interval: 5m}}\n")
 	var out5 bytes.Buffer
 	if res5 := preflight.Run(context.Background(), app5, &out5); res5.MonthlyCost*5-res.MonthlyCost > 0.01 || res5.MonthlyCost*5-res.MonthlyCost < -0.01 {
-		t.Errorf("5m cost %.2f is not a fifth of 1m cost %.2f", res5.MonthlyCost, res.MonthlyCost)
+		t.Errorf("5m cost %.2f is not a fifth of 1m cost %.2f; check output:\n%s", res5.MonthlyCost, res.MonthlyCost, out5.String())
 	}
 }
 
