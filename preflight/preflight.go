@@ -16,9 +16,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 )
 
@@ -55,43 +57,64 @@ func (r Result) OK() bool { return len(r.Missing) == 0 && len(r.Failed) == 0 }
 
 type probe struct {
 	action string
+	// needed reports whether the configuration uses the action (nil: always).
+	needed func(*config.Config) bool
 	call   func(context.Context, *awsclient.Target, string) error
 }
 
 var probes = []probe{
-	{"dynamodb:ListTables", func(ctx context.Context, t *awsclient.Target, _ string) error {
+	{"dynamodb:ListTables", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
 		_, err := t.DynamoDB.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
 		return err
 	}},
-	{"dynamodb:DescribeTable", func(ctx context.Context, t *awsclient.Target, table string) error {
+	{"dynamodb:DescribeTable", nil, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
 			return nil
 		}
 		_, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		return err
 	}},
-	{"dynamodb:DescribeTimeToLive", func(ctx context.Context, t *awsclient.Target, table string) error {
+	{"dynamodb:DescribeTimeToLive", nil, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
 			return nil
 		}
 		_, err := t.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 		return err
 	}},
-	{"application-autoscaling:DescribeScalableTargets", func(ctx context.Context, t *awsclient.Target, _ string) error {
+	{"dynamodb:ListTagsOfResource", func(c *config.Config) bool { return c.Tables.NeedsTags() }, func(ctx context.Context, t *awsclient.Target, table string) error {
+		if table == "" {
+			return nil
+		}
+		d, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			return err
+		}
+		_, err = t.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: d.Table.TableArn})
+		return err
+	}},
+	// The TTL sampler's read: one item, counted, never returned.
+	{"dynamodb:Scan", func(c *config.Config) bool { return c.Collectors.TTL.On() }, func(ctx context.Context, t *awsclient.Target, table string) error {
+		if table == "" {
+			return nil
+		}
+		_, err := t.DynamoDB.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), Limit: aws.Int32(1), Select: ddbtypes.SelectCount})
+		return err
+	}},
+	{"application-autoscaling:DescribeScalableTargets", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
 		_, err := t.AutoScaling.DescribeScalableTargets(ctx, &applicationautoscaling.DescribeScalableTargetsInput{
 			ServiceNamespace: aastypes.ServiceNamespaceDynamodb, MaxResults: aws.Int32(1)})
 		return err
 	}},
-	{"application-autoscaling:DescribeScalingPolicies", func(ctx context.Context, t *awsclient.Target, _ string) error {
+	{"application-autoscaling:DescribeScalingPolicies", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
 		_, err := t.AutoScaling.DescribeScalingPolicies(ctx, &applicationautoscaling.DescribeScalingPoliciesInput{
 			ServiceNamespace: aastypes.ServiceNamespaceDynamodb, MaxResults: aws.Int32(1)})
 		return err
 	}},
-	{"cloudwatch:ListMetrics", func(ctx context.Context, t *awsclient.Target, _ string) error {
+	{"cloudwatch:ListMetrics", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
 		_, err := t.CloudWatch.ListMetrics(ctx, &cloudwatch.ListMetricsInput{Namespace: aws.String(collectors.CloudWatchNamespace)})
 		return err
 	}},
-	{"cloudwatch:GetMetricData", func(ctx context.Context, t *awsclient.Target, _ string) error {
+	{"cloudwatch:GetMetricData", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
 		end := time.Now().Truncate(time.Minute)
 		_, err := t.CloudWatch.GetMetricData(ctx, &cloudwatch.GetMetricDataInput{
 			StartTime: aws.Time(end.Add(-5 * time.Minute)), EndTime: aws.Time(end),
@@ -121,6 +144,9 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 			first = names[0]
 		}
 		for _, p := range probes {
+			if p.needed != nil && !p.needed(app.Config) {
+				continue
+			}
 			err := p.call(ctx, t, first)
 			switch {
 			case err == nil:

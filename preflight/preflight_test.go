@@ -98,6 +98,7 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	for _, s := range []string{
 		"ok       dynamodb:DescribeTable",
 		"ok       cloudwatch:GetMetricData",
+		"ok       dynamodb:Scan",
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
 		"per cycle: 3 GetMetricData requests, 1200 metrics requested, 3 ListMetrics requests",
 		"about $519.70 per 30 days",
@@ -123,26 +124,41 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 func TestCheckNamesMissingPermissions(t *testing.T) {
 	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
 	account100(t, sim)
-	sim.Deny("cloudwatch:GetMetricData", "application-autoscaling:DescribeScalingPolicies")
+	sim.Deny("cloudwatch:GetMetricData", "application-autoscaling:DescribeScalingPolicies", "dynamodb:Scan")
 	app := build(t, sim, "accounts: [{name: prod, regions: [us-east-1]}]\n")
 	var out bytes.Buffer
 	res := preflight.Run(context.Background(), app, &out)
 	if res.OK() {
 		t.Fatalf("preflight passed with denied permissions:\n%s", out.String())
 	}
-	want := []string{"prod/us-east-1: application-autoscaling:DescribeScalingPolicies", "prod/us-east-1: cloudwatch:GetMetricData"}
+	want := []string{"prod/us-east-1: dynamodb:Scan", "prod/us-east-1: application-autoscaling:DescribeScalingPolicies", "prod/us-east-1: cloudwatch:GetMetricData"}
 	if strings.Join(res.Missing, "|") != strings.Join(want, "|") {
 		t.Errorf("missing = %q, want %q", res.Missing, want)
 	}
 	if len(res.Failed) != 0 {
 		t.Errorf("unexpected failures: %q", res.Failed)
 	}
-	for _, s := range []string{"MISSING  cloudwatch:GetMetricData", "MISSING  application-autoscaling:DescribeScalingPolicies", "ok       dynamodb:ListTables", "preflight FAILED: 2 missing permission(s)"} {
+	for _, s := range []string{"MISSING  cloudwatch:GetMetricData", "MISSING  application-autoscaling:DescribeScalingPolicies", "ok       dynamodb:ListTables", "MISSING  dynamodb:Scan", "preflight FAILED: 3 missing permission(s)"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
 	}
 	if strings.Contains(out.String(), "SECRETTEST") {
 		t.Error("output leaks the secret key")
+	}
+}
+
+func TestCheckProbesTagsOnlyWithTagFilters(t *testing.T) {
+	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
+	account100(t, sim)
+	sim.Deny("dynamodb:ListTagsOfResource")
+	var out bytes.Buffer
+	if res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\n"), &out); !res.OK() || strings.Contains(out.String(), "ListTagsOfResource") {
+		t.Errorf("without tag filters ListTagsOfResource must not be probed:\n%s", out.String())
+	}
+	out.Reset()
+	res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\ntables: {tags: {env: prod}}\n"), &out)
+	if res.OK() || !strings.Contains(out.String(), "MISSING  dynamodb:ListTagsOfResource") {
+		t.Errorf("with tag filters a refused ListTagsOfResource must be named:\n%s", out.String())
 	}
 }
