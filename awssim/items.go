@@ -14,11 +14,6 @@ type itemEntry struct {
 	item    item
 	size    int64
 	written time.Time // server clock when the item was last written
-
-	// due caches ttlPolicy.dueAt for the policy it was computed under.
-	due       time.Time
-	dueOK     bool
-	duePolicy *ttlPolicy
 }
 
 // tableItems holds the items of one table. It is guarded by Server.mu.

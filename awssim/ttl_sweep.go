@@ -1,6 +1,7 @@
 package awssim
 
 import (
+	"container/heap"
 	"math"
 	"strconv"
 	"time"
@@ -24,13 +25,32 @@ const ttlDeletedMetricName = "TimeToLiveDeletedItemCount"
 // ttlMaxAgeYears is how far in the past a TTL value may be and still be deleted.
 const ttlMaxAgeYears = 5
 
-// maxSweepTime marks "no deletion pending".
-var maxSweepTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// sweepState caches when the next TTL deletion of a table falls due.
+// sweepState holds a table's pending TTL deletions in a min-heap by due
+// time, built for one TTL policy. Entries replaced or deleted since they
+// were pushed are skipped when they surface.
 type sweepState struct {
-	known bool
-	at    time.Time // earliest due time; maxSweepTime if none
+	known  bool
+	policy ttlPolicy
+	due    dueHeap
+}
+
+type dueEntry struct {
+	at time.Time
+	e  *itemEntry
+}
+
+// dueHeap implements heap.Interface, earliest first.
+type dueHeap []dueEntry
+
+func (h dueHeap) Len() int           { return len(h) }
+func (h dueHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *dueHeap) Push(x any)        { *h = append(*h, x.(dueEntry)) }
+func (h *dueHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // ttlPolicy is what the TTL process of one table does at the moment.
@@ -60,17 +80,6 @@ func ttlPolicyOf(t *Table) (ttlPolicy, bool) {
 }
 
 // dueAt is when the TTL process deletes e, or false if it never does.
-// cachedDueAt is dueAt, computed once per item and policy: a sweep visits
-// every item, and parsing each TTL value every time dominated replays.
-func (p ttlPolicy) cachedDueAt(e *itemEntry) (time.Time, bool) {
-	if e.duePolicy == nil || *e.duePolicy != p {
-		e.due, e.dueOK = p.dueAt(e)
-		pp := p
-		e.duePolicy = &pp
-	}
-	return e.due, e.dueOK
-}
-
 func (p ttlPolicy) dueAt(e *itemEntry) (time.Time, bool) {
 	v, ok := e.item[p.attribute]
 	if !ok || v.kind != kindN {
@@ -142,43 +151,39 @@ func (s *Server) settleTable(region string, t *Table, now time.Time) {
 	if ti == nil || len(ti.byID) == 0 {
 		return
 	}
-	if ti.sweep.known && now.Before(ti.sweep.at) {
-		return
+	if !ti.sweep.known || ti.sweep.policy != p {
+		ti.sweep = sweepState{known: true, policy: p, due: make(dueHeap, 0, len(ti.byID))}
+		for _, e := range ti.byID {
+			if due, ok := p.dueAt(e); ok {
+				ti.sweep.due = append(ti.sweep.due, dueEntry{due, e})
+			}
+		}
+		heap.Init(&ti.sweep.due)
 	}
 	perMinute := map[int64]int{}
-	next := maxSweepTime
-	for id, e := range ti.byID {
-		due, ok := p.cachedDueAt(e)
-		if !ok {
-			continue
+	for len(ti.sweep.due) > 0 && !ti.sweep.due[0].at.After(now) {
+		d := heap.Pop(&ti.sweep.due).(dueEntry)
+		if ti.byID[d.e.key.id] != d.e {
+			continue // replaced or deleted since
 		}
-		if due.After(now) {
-			if due.Before(next) {
-				next = due
-			}
-			continue
-		}
-		ti.remove(id)
-		perMinute[due.Truncate(time.Minute).Unix()]++
+		ti.remove(d.e.key.id)
+		perMinute[d.at.Truncate(time.Minute).Unix()]++
 	}
-	ti.sweep = sweepState{known: true, at: next}
 	m := Metric{Namespace: NamespaceDynamoDB, Name: ttlDeletedMetricName, Dimensions: []Dimension{{Name: "TableName", Value: t.Name}}}
 	for minute, n := range perMinute {
 		s.metrics.AddSample(region, m, time.Unix(minute, 0).UTC(), float64(n))
 	}
 }
 
-// noteWrite keeps the cached next deletion time right after e was written.
+// noteWrite schedules the deletion of e, just written, when the table's
+// pending deletions are tracked under the current TTL policy.
 func (s *Server) noteWrite(t *Table, ti *tableItems, e *itemEntry) {
-	if !ti.sweep.known {
-		return
-	}
 	p, ok := ttlPolicyOf(t)
-	if !ok {
+	if !ok || !ti.sweep.known || ti.sweep.policy != p {
 		return
 	}
-	if due, ok := p.dueAt(e); ok && due.Before(ti.sweep.at) {
-		ti.sweep.at = due
+	if due, ok := p.dueAt(e); ok {
+		heap.Push(&ti.sweep.due, dueEntry{due, e})
 	}
 }
 
