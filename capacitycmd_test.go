@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
-	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 )
 
 // fixtureApp builds an exporter against the simulated fixture account.
@@ -26,23 +22,7 @@ func fixtureApp(t *testing.T) *exporter.App {
 	if err := awssim.LoadFixture(sim); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sim.Handler())
-	t.Cleanup(srv.Close)
-	cfg, err := config.Parse([]byte("accounts: [{name: fixture, regions: [us-east-1, eu-west-1]}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock: clk,
-		AWS: awsclient.Options{
-			Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "SECRETTEST", ""),
-			Endpoints:   config.Endpoints{DynamoDB: srv.URL, CloudWatch: srv.URL, ApplicationAutoScaling: srv.URL, STS: srv.URL},
-			MaxAttempts: 1,
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app, _ := simtest.Exporter(t, sim, clk, "accounts: [{name: fixture, regions: [us-east-1, eu-west-1]}]\n")
 	return app
 }
 

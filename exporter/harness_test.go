@@ -15,17 +15,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 )
 
 // seenFamilies collects every family name any test scraped, so TestMain can
@@ -87,36 +85,18 @@ func newHarnessWith(t *testing.T, yaml string, setup func(sim *awssim.Server), h
 	}
 	clk := clock.NewManual(begin)
 	sim := awssim.New(awssim.WithClock(clk))
-	srv := httptest.NewServer(sim.Handler())
-	t.Cleanup(srv.Close)
 	if setup != nil {
 		setup(sim)
 	}
-	cfg, err := config.Parse([]byte(yaml))
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	dynamo := srv.URL
+	var opts []simtest.Option
 	if ho.dynamoDB != "" {
-		dynamo = ho.dynamoDB
+		opts = append(opts, simtest.WithDynamoDB(ho.dynamoDB))
 	}
-	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock:   clk,
-		Logger:  ho.logger,
-		TTLPace: func(context.Context, time.Duration) error { return nil },
-		TTLSeed: 42,
-		AWS: awsclient.Options{
-			Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "SECRETTEST", ""),
-			Endpoints: config.Endpoints{
-				DynamoDB: dynamo, CloudWatch: srv.URL, ApplicationAutoScaling: srv.URL, STS: srv.URL,
-			},
-			MaxAttempts: 1,
-		},
-	})
-	if err != nil {
-		t.Fatalf("build: %v", err)
+	if ho.logger != nil {
+		opts = append(opts, func(o *exporter.Options) { o.Logger = ho.logger })
 	}
-	return &harness{t: t, sim: sim, clk: clk, app: app, url: srv.URL}
+	app, url := simtest.Exporter(t, sim, clk, yaml, opts...)
+	return &harness{t: t, sim: sim, clk: clk, app: app, url: url}
 }
 
 // cycle runs every collector once at the clock's time.

@@ -3,18 +3,14 @@ package preflight_test
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
-	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
 )
 
@@ -56,23 +52,7 @@ func account100(t *testing.T, sim *awssim.Server) {
 
 func build(t *testing.T, sim *awssim.Server, yaml string) *exporter.App {
 	t.Helper()
-	srv := httptest.NewServer(sim.Handler())
-	t.Cleanup(srv.Close)
-	cfg, err := config.Parse([]byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock: clock.NewManual(now),
-		AWS: awsclient.Options{
-			Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "SECRETTEST", ""),
-			Endpoints:   config.Endpoints{DynamoDB: srv.URL, CloudWatch: srv.URL, ApplicationAutoScaling: srv.URL},
-			MaxAttempts: 1,
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app, _ := simtest.Exporter(t, sim, clock.NewManual(now), yaml)
 	return app
 }
 

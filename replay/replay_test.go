@@ -3,7 +3,6 @@ package replay_test
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,13 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
-	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/config"
-	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 	"github.com/dynamodb-exporter/dynamodb_exporter/replay"
 )
@@ -29,22 +24,7 @@ func replayFixture(t *testing.T) (*replay.Recorder, time.Time) {
 	start := time.Date(2026, 11, 20, 13, 30, 0, 0, time.UTC)
 	clk := clock.NewManual(start)
 	sim := awssim.NewFixture(clk)
-	srv := httptest.NewServer(sim.Handler())
-	t.Cleanup(srv.Close)
-	cfg, err := config.Parse([]byte("accounts: [{name: fixture, regions: [us-east-1]}]\ncollectors: {ttl: {enabled: false}}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock: clk,
-		AWS: awsclient.Options{
-			Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "SECRETTEST", ""),
-			Endpoints:   config.Endpoints{DynamoDB: srv.URL, CloudWatch: srv.URL, ApplicationAutoScaling: srv.URL},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app, _ := simtest.Exporter(t, sim, clk, "accounts: [{name: fixture, regions: [us-east-1]}]\ncollectors: {ttl: {enabled: false}}\n")
 	rec := replay.NewRecorder()
 	steps := 0
 	if err := replay.Run(context.Background(), replay.Options{
