@@ -21,12 +21,20 @@ var CostWindows = []struct {
 // provisioned mode: its own target-tracking policy when it has one (with the
 // configured scale-out delay), else its fixed provisioned capacity when the
 // table is provisioned, else the default auto-scaling (zero Provisioning).
+// An on-demand table keeps its policy's target and cooldowns but not its
+// minimum and maximum: those were sized for the traffic before the switch
+// (a table moved to on-demand after a surge would otherwise be simulated
+// against its old, far too low maximum); the defaults apply instead.
 func provisioning(p scalingPolicy, havePolicy bool, provisioned bool, fixed int64, delay time.Duration) capacity.Provisioning {
 	if havePolicy && p.hasPolicy && p.hasTarget {
 		a := capacity.AutoScalingSettings{
 			Target: p.target, Min: max(1, p.min), Max: max(1, p.min, p.max),
 			ScaleInCooldown: p.in, ScaleOutCooldown: p.out, DisableScaleIn: p.noScaleIn,
 			ScaleOutDelay: delay,
+		}
+		if !provisioned {
+			d := capacity.DefaultAutoScaling()
+			a.Min, a.Max = d.Min, d.Max
 		}
 		if a.Validate() == nil {
 			return capacity.Provisioning{AutoScaling: &a}

@@ -416,3 +416,45 @@ func TestCapacityRefreshFetchesOnlyNewPoints(t *testing.T) {
 		t.Errorf("1-day ratio after the refresh = %v, want %v", got, want)
 	}
 }
+
+// TestCapacityOnDemandIgnoresLeftoverScalingBounds: a table switched to
+// on-demand after a surge keeps the scalable target it had when provisioned
+// (max 100 read units). The what-if of switching back must size capacity for
+// today's traffic (default bounds, the policy's own target), not throttle
+// against the old maximum and advise keeping on-demand.
+func TestCapacityOnDemandIgnoresLeftoverScalingBounds(t *testing.T) {
+	const region = "us-east-1"
+	created := start.Add(-120 * day)
+	gen := newGenSource(region, created)
+	gen.consumed("after-surge", "", flatSum(600000), flatSum(60000)) // 10,000 read and 1,000 write units/s
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		mustPut(sim, region, onDemandTable("after-surge", created))
+		for _, st := range []awssim.ScalableTarget{
+			{ResourceID: "table/after-surge", ScalableDimension: awssim.DimTableRead, MinCapacity: 5, MaxCapacity: 100},
+			{ResourceID: "table/after-surge", ScalableDimension: awssim.DimTableWrite, MinCapacity: 5, MaxCapacity: 50},
+		} {
+			if err := sim.PutScalableTarget(region, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range []string{awssim.DimTableRead, awssim.DimTableWrite} {
+			if err := sim.PutScalingPolicy(region, awssim.ScalingPolicy{
+				PolicyName: d, ResourceID: "table/after-surge", ScalableDimension: d,
+				TargetValue: 70, PredefinedMetricType: awssim.MetricReadUtilization,
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sim.AddMetricSource(gen)
+	})
+	h.cycle()
+	body := h.scrape()
+	for _, dim := range []string{"read", "write"} {
+		if got := mustValue(t, body, catalogue.CapacitySimulatedThrottled, map[string]string{"table": "after-surge", "window": "7d", "dimension": dim}); got != 0 {
+			t.Errorf("simulated %s throttling = %v, want 0: the old maximum must not cap the what-if", dim, got)
+		}
+	}
+	if _, ok := value(t, body, catalogue.CapacityRecommendationInfo, map[string]string{"table": "after-surge", "window": "7d", "recommendation": string(capacity.SwitchToProvisioned)}); !ok {
+		t.Errorf("recommendation for a flat 10,000 units/s on-demand table is not switch_to_provisioned:\n%s", grep(body, catalogue.CapacityRecommendationInfo))
+	}
+}
