@@ -110,7 +110,14 @@ type cli struct {
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 
+// defaultVersion is reported when the build did not set version.Version
+// (go build -ldflags "-X github.com/prometheus/common/version.Version=...").
+const defaultVersion = "0.1.0-dev"
+
 func main() {
+	if version.Version == "" {
+		version.Version = defaultVersion
+	}
 	var c cli
 	kctx := kong.Parse(&c,
 		kong.Name("dynamodb_exporter"),
