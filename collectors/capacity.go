@@ -171,21 +171,12 @@ func historyKeys(tb *Table) []historyKey {
 func (c *Capacity) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var errs []error
-	var ms []prometheus.Metric
-	for _, t := range c.targets {
-		st := c.state[t.Key()]
-		if st == nil {
-			st = &capacityState{hist: map[historyKey]*history{}}
-			c.state[t.Key()] = st
-		}
-		if err := c.runTarget(ctx, t, st, now); err != nil {
-			errs = append(errs, err)
-		}
-		ms = append(ms, st.metrics()...)
-	}
+	ms, err := eachTarget(c.targets, c.state,
+		func() *capacityState { return &capacityState{hist: map[historyKey]*history{}} },
+		func(t *awsclient.Target, st *capacityState) error { return c.runTarget(ctx, t, st, now) },
+		func(_ *awsclient.Target, st *capacityState) []prometheus.Metric { return st.metrics() })
 	c.snap.store(ms)
-	return errors.Join(errs...)
+	return err
 }
 
 func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capacityState, now time.Time) error {

@@ -167,21 +167,12 @@ func (c *CloudWatch) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	end := now.Add(-c.settings.Delay).Truncate(period)
-	var errs []error
-	var ms []prometheus.Metric
-	for _, t := range c.targets {
-		st := c.state[t.Key()]
-		if st == nil {
-			st = &targetState{series: map[seriesKey]*seriesState{}}
-			c.state[t.Key()] = st
-		}
-		if err := c.runTarget(ctx, t, st, end); err != nil {
-			errs = append(errs, err)
-		}
-		ms = append(ms, st.metrics(t)...)
-	}
+	ms, err := eachTarget(c.targets, c.state,
+		func() *targetState { return &targetState{series: map[seriesKey]*seriesState{}} },
+		func(t *awsclient.Target, st *targetState) error { return c.runTarget(ctx, t, st, end) },
+		func(t *awsclient.Target, st *targetState) []prometheus.Metric { return st.metrics(t) })
 	c.snap.store(ms)
-	return errors.Join(errs...)
+	return err
 }
 
 // PlanTarget lists the target's metrics and returns what a cycle would

@@ -6,10 +6,13 @@ package collectors
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 )
 
 // Collector is one background job.
@@ -53,4 +56,27 @@ func CountErrors(err error) int {
 		return n
 	}
 	return 1
+}
+
+// eachTarget runs one cycle of a collector that keeps state per target: for
+// every target it fetches (or creates with newState) the target's state,
+// runs run, and collects the state's metrics. It returns the metrics of
+// every target and the errors joined; a failing target keeps serving what
+// its state holds.
+func eachTarget[S any](targets []*awsclient.Target, state map[string]S, newState func() S,
+	run func(*awsclient.Target, S) error, metrics func(*awsclient.Target, S) []prometheus.Metric) ([]prometheus.Metric, error) {
+	var errs []error
+	var ms []prometheus.Metric
+	for _, t := range targets {
+		st, ok := state[t.Key()]
+		if !ok {
+			st = newState()
+			state[t.Key()] = st
+		}
+		if err := run(t, st); err != nil {
+			errs = append(errs, err)
+		}
+		ms = append(ms, metrics(t, st)...)
+	}
+	return ms, errors.Join(errs...)
 }

@@ -157,21 +157,14 @@ func TTLAttribute(tb *Table, configured map[string]string) (string, bool) {
 func (c *TTL) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var errs []error
-	var ms []prometheus.Metric
-	for _, t := range c.targets {
-		st := c.state[t.Key()]
-		if st == nil {
-			st = &ttlTargetState{tables: map[string]*ttlTableState{}, outcomes: map[string]float64{}}
-			c.state[t.Key()] = st
-		}
-		if err := c.runTarget(ctx, t, st, now); err != nil {
-			errs = append(errs, err)
-		}
-		ms = append(ms, st.metrics(t)...)
-	}
+	ms, err := eachTarget(c.targets, c.state,
+		func() *ttlTargetState {
+			return &ttlTargetState{tables: map[string]*ttlTableState{}, outcomes: map[string]float64{}}
+		},
+		func(t *awsclient.Target, st *ttlTargetState) error { return c.runTarget(ctx, t, st, now) },
+		func(t *awsclient.Target, st *ttlTargetState) []prometheus.Metric { return st.metrics(t) })
 	c.snap.store(ms)
-	return errors.Join(errs...)
+	return err
 }
 
 func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetState, now time.Time) error {
