@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // fixtureApp builds an exporter against the simulated fixture account.

@@ -22,7 +22,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
-	"github.com/dynamodb-exporter/dynamodb_exporter/sim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
 
 // configFlags are shared by every command that reads the configuration.

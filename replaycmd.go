@@ -13,8 +13,8 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
-	"github.com/dynamodb-exporter/dynamodb_exporter/replay"
-	"github.com/dynamodb-exporter/dynamodb_exporter/sim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/replay"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
 
 // replayCmd runs a scenario and the exporter in fast-forward.

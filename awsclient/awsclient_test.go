@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 func TestErrorCode(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
 

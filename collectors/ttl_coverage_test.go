@@ -11,9 +11,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
 

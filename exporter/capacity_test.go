@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 const day = 24 * time.Hour

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 func TestDiscoveryFiltersByNameTagAndRegion(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 const ns = "AWS/DynamoDB"

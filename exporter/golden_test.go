@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/fixture.prom from the current output")

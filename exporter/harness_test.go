@@ -19,11 +19,11 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // seenFamilies collects every family name any test scraped, so TestMain can

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 func TestAssumedRoleIsUsedForEveryCall(t *testing.T) {

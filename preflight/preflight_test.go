@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 var now = time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC)

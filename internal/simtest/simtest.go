@@ -11,10 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // AccessKeyID and SecretAccessKey are the static credentials tests use; a

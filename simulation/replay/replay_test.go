@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
-	"github.com/dynamodb-exporter/dynamodb_exporter/replay"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/replay"
 )
 
 // replayFixture replays the built-in fixture account from 13:30 to 14:30

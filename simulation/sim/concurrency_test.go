@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // Readers and the clock moving concurrently (run with -race).

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // BenchmarkDemoStartup builds the demo scenario (10 tables, 90 days of

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // seriesKind is what a CloudWatch series is computed from.

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // t0 is the start of most tests: a Wednesday, 12:00 UTC.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // dirState is the simulation state of one dimension (read or write) of a
