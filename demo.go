@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -37,9 +38,11 @@ func loadScenario(nameOrPath string) (*sim.Scenario, error) {
 	return sim.LoadScenarioFile(nameOrPath)
 }
 
-// simulatedAccount starts the simulated account for a scenario on clk.
-func simulatedAccount(sc *sim.Scenario, clk clock.Clock) (*awssim.Server, *sim.Engine, error) {
-	srv := awssim.New(awssim.WithClock(clk))
+// simulatedAccount starts the simulated account for a scenario on clk; the
+// account's own failures (an internal error, a response it could not write)
+// are logged to logger.
+func simulatedAccount(sc *sim.Scenario, clk clock.Clock, logger *slog.Logger) (*awssim.Server, *sim.Engine, error) {
+	srv := awssim.New(awssim.WithClock(clk), awssim.WithLogger(logger.With("component", "awssim")))
 	eng, err := sim.New(sc, srv, clk)
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulating scenario %s: %w", sc.Name, err)
@@ -83,7 +86,7 @@ func (d *demoCmd) Run(ctx context.Context) error {
 		return err
 	}
 	started := time.Now()
-	srv, eng, err := simulatedAccount(sc, clock.Real{})
+	srv, eng, err := simulatedAccount(sc, clock.Real{}, d.logger(os.Stderr))
 	if err != nil {
 		return err
 	}

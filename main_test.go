@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,7 +25,7 @@ func TestDemoServesEveryFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _, err := simulatedAccount(sc, clock.Real{})
+	srv, _, err := simulatedAccount(sc, clock.Real{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

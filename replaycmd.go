@@ -76,7 +76,7 @@ func runReplay(ctx context.Context, sc *sim.Scenario, start time.Time, duration,
 	}
 	start = start.UTC().Truncate(time.Minute)
 	clk := clock.NewManual(start)
-	srv, eng, err := simulatedAccount(sc, clk)
+	srv, eng, err := simulatedAccount(sc, clk, logger)
 	if err != nil {
 		return err
 	}

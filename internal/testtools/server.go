@@ -246,17 +246,6 @@ func freePort(allInterfaces bool) (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// FreePort returns a TCP port that is free on 127.0.0.1 right now, for tests
-// that start a server of their own.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	port, err := freePort(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return port
-}
-
 // pingListTables sends one ListTables request to a DynamoDB endpoint and
 // returns nil when it answers with a table list. The request carries a
 // well-formed but unsigned Authorization header: local servers check its

@@ -69,25 +69,6 @@ func (s *Server) PutScalableTarget(region string, t ScalableTarget) error {
 	return nil
 }
 
-// DeleteScalableTarget removes a scalable target and its policies, reporting
-// whether the target existed.
-func (s *Server) DeleteScalableTarget(region, resourceID, dimension string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.region(region)
-	key := resourceID + " " + dimension
-	if r.targets[key] == nil {
-		return false
-	}
-	delete(r.targets, key)
-	for k := range r.policies {
-		if strings.HasPrefix(k, key+" ") {
-			delete(r.policies, k)
-		}
-	}
-	return true
-}
-
 // PutScalingPolicy registers or replaces a target-tracking policy. Its
 // scalable target must exist, as in AWS.
 func (s *Server) PutScalingPolicy(region string, p ScalingPolicy) error {

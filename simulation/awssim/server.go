@@ -14,7 +14,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 )
 
-// DefaultAccountID is the account ID of a Server created without WithAccountID.
+// DefaultAccountID is the simulated account's 12-digit ID.
 const DefaultAccountID = "123456789012"
 
 // Service names used in RequestRecord, Fault and IAM actions.
@@ -67,15 +67,6 @@ func WithClock(c clock.Clock) Option {
 	}
 }
 
-// WithAccountID sets the 12-digit account ID (default DefaultAccountID).
-func WithAccountID(id string) Option {
-	return func(s *Server) {
-		if id != "" {
-			s.account = id
-		}
-	}
-}
-
 // WithLogger makes the server log one line per request (service, operation,
 // region, status) to l. By default nothing is logged.
 func WithLogger(l *slog.Logger) Option {
@@ -102,9 +93,6 @@ func New(opts ...Option) *Server {
 	}
 	return s
 }
-
-// AccountID returns the simulated account's ID.
-func (s *Server) AccountID() string { return s.account }
 
 // Clock returns the clock the server reads "now" from.
 func (s *Server) Clock() clock.Clock { return s.clk }

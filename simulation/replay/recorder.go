@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -49,15 +48,6 @@ func NewRecorder() *Recorder { return &Recorder{families: map[string]*family{}} 
 
 // Steps returns the number of scrapes recorded.
 func (r *Recorder) Steps() int { return len(r.steps) }
-
-// Record gathers g as a scrape at time at.
-func (r *Recorder) Record(g prometheus.Gatherer, at time.Time) error {
-	mfs, err := g.Gather()
-	if err != nil {
-		return fmt.Errorf("gathering at %s: %w", at.Format(time.RFC3339), err)
-	}
-	return r.add(mfs, at)
-}
 
 // add keeps one gathered scrape taken at time at.
 func (r *Recorder) add(mfs []*dto.MetricFamily, at time.Time) error {

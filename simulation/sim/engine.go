@@ -36,16 +36,6 @@ type Engine struct {
 // Option configures an Engine.
 type Option func(*Engine)
 
-// WithWorkers sets how many tables are simulated in parallel when the
-// engine catches up on a long stretch (the history); default GOMAXPROCS.
-func WithWorkers(n int) Option {
-	return func(e *Engine) {
-		if n > 0 {
-			e.workers = n
-		}
-	}
-}
-
 // regionSim holds the account-level metrics of one region.
 type regionSim struct {
 	name   string
