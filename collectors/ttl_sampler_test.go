@@ -166,14 +166,34 @@ func TestTTLDeletesExactlyWhatTheClassifierSaysExpires(t *testing.T) {
 		}
 		return int(out.Count)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for count() > want && time.Now().Before(deadline) {
-		time.Sleep(time.Second)
+	waitFor := func(what string, done func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(90 * time.Second); !done(); time.Sleep(250 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("DynamoDB Local's TTL sweep did not %s within 90 s (table holds %d items)", what, count())
+			}
+		}
 	}
-	// One more sweep must delete nothing else.
-	time.Sleep(12 * time.Second)
+	waitFor("delete the expired items", func() bool { return count() <= want })
+	// A later sweep must delete nothing else. Instead of sleeping for a sweep
+	// period, write one more expired item (a sentinel) and wait until a
+	// sweep has deleted it: that sweep also saw every other item.
+	sentinel := map[string]types.AttributeValue{
+		"pk":         &types.AttributeValueMemberS{Value: "sentinel"},
+		"sk":         num(0),
+		"expires_at": num(now.Add(-time.Hour).Unix()),
+	}
+	writeItems(t, b.client, "swept", []map[string]types.AttributeValue{sentinel})
+	waitFor("delete the sentinel item", func() bool {
+		out, err := b.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("swept"),
+			Key: map[string]types.AttributeValue{"pk": sentinel["pk"], "sk": sentinel["sk"]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item == nil
+	})
 	if got := count(); got != want {
-		t.Fatalf("after the TTL sweep the table holds %d items, want %d (%d minus %d expired)", got, want, total, tr[ttl.Expired])
+		t.Fatalf("after the TTL sweeps the table holds %d items, want %d (%d minus %d expired)", got, want, total, tr[ttl.Expired])
 	}
 	res, err := collectors.SampleTable(ctx, b.client, describe(t, b.client, "swept"), collectors.SampleOptions{
 		Attribute: "expires_at", SampleItems: 1500, Budget: 1000, Now: time.Now(), Pace: noPace,
