@@ -1,9 +1,11 @@
 package ttl
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -185,12 +187,16 @@ func sumItems(segs []SegmentCounts) int64 {
 // coverage stays 0.94–0.97 but the relative error is ~0.5 (20%) to ~0.9
 // (3%) at the median: the interval is honest, the sample too small. Without
 // the Satterthwaite degrees of freedom (plain Korn–Graubard on k−1 df) the
-// 3% coverage was 0.83–0.87. The heavy population is pinned at >= 0.88.
+// 3% coverage was 0.83–0.87. The bounds asserted are derived from the
+// Monte Carlo error around a claimed floor (coverageFloor), over several seeds.
 func TestCoverageClustered(t *testing.T) {
 	const (
 		tableItems = 200_000
 		runs       = 1000
 	)
+	// Several independent seeds, so that no bound is fitted to one random
+	// draw of populations and samples.
+	seeds := []uint64{20240501, 1, 2, 3}
 	type design struct {
 		name string
 		n, k int
@@ -201,54 +207,108 @@ func TestCoverageClustered(t *testing.T) {
 		{"coarse (100 items/segment)", 2000, 15},
 		{"very coarse (200 items/segment)", 1000, 8},
 	}
-	rng := rand.New(rand.NewPCG(20240501, 7))
-	for _, heavy := range []bool{false, true} {
-		pop := newPopulation(rng, tableItems, heavy)
-		var sq float64
-		for _, s := range pop.keySizes {
-			sq += float64(s * s)
-		}
-		t.Logf("population heavy=%v: %d items in %d partition keys; size-weighted mean key size %.0f",
-			heavy, pop.items, len(pop.keySizes), sq/float64(pop.items))
-		minCover := 0.93
-		if heavy {
-			minCover = 0.88
-		}
-		for _, target := range []float64{0.20, 0.03, 0.001} {
-			in, truth := pop.assign(rng, target)
-			for di, d := range designs {
-				if heavy && di == 2 {
-					continue // keep the test fast; see the doc comment
-				}
-				segs := pop.segments(d.n, in)
-				for _, known := range []int64{pop.items, 0} {
-					if known == 0 && di > 0 {
-						continue
+	// pooled accumulates one case's outcomes over every seed.
+	type pooled struct {
+		runs, covered, itemsCovered int
+		floor                       float64
+		relErr                      []float64
+	}
+	cases := map[string]*pooled{}
+	var order []string
+	for _, seed := range seeds {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		for _, heavy := range []bool{false, true} {
+			pop := newPopulation(rng, tableItems, heavy)
+			var sq float64
+			for _, s := range pop.keySizes {
+				sq += float64(s * s)
+			}
+			t.Logf("seed %d population heavy=%v: %d items in %d partition keys; size-weighted mean key size %.0f",
+				seed, heavy, pop.items, len(pop.keySizes), sq/float64(pop.items))
+			for _, target := range []float64{0.20, 0.03, 0.001} {
+				in, truth := pop.assign(rng, target)
+				for di, d := range designs {
+					if heavy && di == 2 {
+						continue // keep the test fast; see the doc comment
 					}
-					c := simulate(t, rng, segs, d.k, known, truth, runs)
-					t.Logf("p=%.4f %-32s itemcount known=%-5v cover=%.3f items cover=%.3f zero-hit runs=%d (covered %d) relerr med=%.2f p95=%.2f width med=%.4f deff med=%.1f items read med=%.0f",
-						truth, d.name, known > 0, c.rate(), float64(c.itemsCovered)/float64(c.runs), c.zeroHits, c.zeroHitsCovered,
-						quantile(c.relErr, 0.5), quantile(c.relErr, 0.95), quantile(c.width, 0.5), quantile(c.deff, 0.5), quantile(c.items, 0.5))
-					if c.rate() < minCover {
-						t.Errorf("p=%.4f %s heavy=%v: fraction coverage %.3f < %.2f", truth, d.name, heavy, c.rate(), minCover)
-					}
-					if ic := float64(c.itemsCovered) / float64(c.runs); ic < minCover {
-						t.Errorf("p=%.4f %s heavy=%v: item-count coverage %.3f < %.2f", truth, d.name, heavy, ic, minCover)
-					}
-					// The README's stated error bound at the default budget
-					// (typical clustering): p95 relative error <= 0.5 for a
-					// 20% class and <= 1.25 for a 3% class.
-					if !heavy && di == 0 && known > 0 {
-						bound := map[float64]float64{0.20: 0.5, 0.03: 1.25}[target]
-						if p95 := quantile(c.relErr, 0.95); bound > 0 && p95 > bound {
-							t.Errorf("p=%.4f default budget: p95 relative error %.2f above the README's bound %.2f", truth, p95, bound)
+					segs := pop.segments(d.n, in)
+					for _, known := range []int64{pop.items, 0} {
+						if known == 0 && di > 0 {
+							continue
 						}
-					}
-					if c.zeroHitsCovered != c.zeroHits {
-						t.Errorf("p=%.4f %s: %d of %d zero-hit samples missed the truth", truth, d.name, c.zeroHits-c.zeroHitsCovered, c.zeroHits)
+						c := simulate(t, rng, segs, d.k, known, truth, runs)
+						t.Logf("seed %d p=%.4f %-32s itemcount known=%-5v cover=%.3f items cover=%.3f zero-hit runs=%d (covered %d) relerr med=%.2f p95=%.2f width med=%.4f deff med=%.1f items read med=%.0f",
+							seed, truth, d.name, known > 0, c.rate(), float64(c.itemsCovered)/float64(c.runs), c.zeroHits, c.zeroHitsCovered,
+							quantile(c.relErr, 0.5), quantile(c.relErr, 0.95), quantile(c.width, 0.5), quantile(c.deff, 0.5), quantile(c.items, 0.5))
+						key := fmt.Sprintf("target=%v %s heavy=%v itemcount known=%v", target, d.name, heavy, known > 0)
+						p := cases[key]
+						if p == nil {
+							p = &pooled{floor: coverageFloor(heavy, di)}
+							cases[key] = p
+							order = append(order, key)
+						}
+						p.runs += c.runs
+						p.covered += c.covered
+						p.itemsCovered += c.itemsCovered
+						// One seed: the claimed floor less four Monte Carlo
+						// standard errors of a rate measured on c.runs runs.
+						if lo := p.floor - 4*mcStdErr(p.floor, c.runs); c.rate() < lo {
+							t.Errorf("seed %d %s: fraction coverage %.3f < %.3f", seed, key, c.rate(), lo)
+						}
+						p.relErr = append(p.relErr, c.relErr...)
+						if c.zeroHitsCovered != c.zeroHits {
+							t.Errorf("seed %d p=%.4f %s: %d of %d zero-hit samples missed the truth", seed, truth, d.name, c.zeroHits-c.zeroHitsCovered, c.zeroHits)
+						}
 					}
 				}
 			}
 		}
 	}
+	// Over every seed: the claimed floor less three standard errors of the
+	// pooled rate (about 0.01 on 4,000 runs).
+	for _, key := range order {
+		p := cases[key]
+		rate, items := float64(p.covered)/float64(p.runs), float64(p.itemsCovered)/float64(p.runs)
+		lo := p.floor - 3*mcStdErr(p.floor, p.runs)
+		t.Logf("pooled %s: %d runs, fraction coverage %.3f, item-count coverage %.3f (floor %.2f, bound %.3f)", key, p.runs, rate, items, p.floor, lo)
+		if rate < lo {
+			t.Errorf("pooled %s: fraction coverage %.3f < %.3f", key, rate, lo)
+		}
+		if items < lo {
+			t.Errorf("pooled %s: item-count coverage %.3f < %.3f", key, items, lo)
+		}
+		// The README's stated error bound at the default budget (typical
+		// clustering, item count known), over every seed: p95 relative
+		// error <= 0.5 for a 20% class and <= 1.4 for a 3% class.
+		if strings.HasPrefix(key, "target=0.2 default") || strings.HasPrefix(key, "target=0.03 default") {
+			if !strings.HasSuffix(key, "heavy=false itemcount known=true") {
+				continue
+			}
+			bound := 0.5
+			if strings.HasPrefix(key, "target=0.03") {
+				bound = 1.4
+			}
+			med, p95 := quantile(p.relErr, 0.5), quantile(p.relErr, 0.95)
+			t.Logf("pooled %s: relative error median %.2f, p95 %.2f (bound %.2f)", key, med, p95, bound)
+			if p95 > bound {
+				t.Errorf("pooled %s: p95 relative error %.2f above the README's bound %.2f", key, p95, bound)
+			}
+		}
+	}
 }
+
+// coverageFloor is the coverage the 95% interval is claimed to reach (see
+// TestCoverageClustered's doc comment): 0.94 at the default design on
+// typical clustering, where the method's approximations cost about a point;
+// 0.92 for coarse segments (few segments, so few degrees of freedom) and for
+// heavy clustering (a handful of effective keys per sample).
+func coverageFloor(heavy bool, design int) float64 {
+	if heavy || design > 0 {
+		return 0.92
+	}
+	return 0.94
+}
+
+// mcStdErr is the Monte Carlo standard error of a rate p measured on n
+// independent runs.
+func mcStdErr(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float64(n)) }
