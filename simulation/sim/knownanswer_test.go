@@ -181,11 +181,12 @@ func TestKnownAnswerPeakWindow(t *testing.T) {
 	}
 }
 
-// Decrease limits, per table or GSI: "up to four times any time per day
-// ... Additionally, if there was no decrease in the past hour, an
-// additional decrease is allowed ... Table and GSI decrease limits are
-// decoupled" ("Quotas in Amazon DynamoDB", "Decreasing provisioned
-// throughput"); a decrease of read, write or both counts once
+// Decrease limits, per table or GSI: "For every table and global
+// secondary index ... you can decrease ReadCapacityUnits or
+// WriteCapacityUnits (or both) ... up to four times, anytime per day ...
+// Additionally, if there was no decrease in the past hour, an additional
+// decrease is allowed" ("Quotas in Amazon DynamoDB", "Decreasing
+// provisioned throughput"); a decrease of read, write or both counts once
 // (NumberOfDecreasesToday). The server enforces them; the simulator's
 // auto-scaling goes through it.
 func TestKnownAnswerDecreaseBudget(t *testing.T) {

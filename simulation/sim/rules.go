@@ -77,13 +77,13 @@ const (
 )
 
 // Decrease limits of provisioned throughput, enforced by the server
-// (awssim.Server.SetThroughput) and stated here for the tests: "You can
-// decrease the ReadCapacityUnits or WriteCapacityUnits settings for a
-// table (or both) ... up to four times any time per day ... Additionally,
-// if there was no decrease in the past hour, an additional decrease is
-// allowed ... Table and GSI decrease limits are decoupled" (Amazon
-// DynamoDB Developer Guide, "Quotas in Amazon DynamoDB", "Decreasing
-// provisioned throughput",
+// (awssim.Server.SetThroughput) and stated here for the tests: "For every
+// table and global secondary index in an UpdateTable operation, you can
+// decrease ReadCapacityUnits or WriteCapacityUnits (or both) ... A decrease
+// is allowed up to four times, anytime per day [a UTC day] ...
+// Additionally, if there was no decrease in the past hour, an additional
+// decrease is allowed" (Amazon DynamoDB Developer Guide, "Quotas in Amazon
+// DynamoDB", "Decreasing provisioned throughput",
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
 // One UpdateTable that lowers read, write or both counts once
 // (NumberOfDecreasesToday, "ProvisionedThroughputDescription", DynamoDB API
