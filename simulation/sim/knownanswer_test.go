@@ -116,7 +116,8 @@ func TestKnownAnswersOnDemand(t *testing.T) {
 		// "New on-demand tables will be able to sustain up to 4,000
 		// writes per second and 12,000 reads per second" ("Pre-warming
 		// a table for on-demand capacity mode"; "DynamoDB on-demand
-		// capacity mode": previous peak 2,000 WRU / 6,000 RRU, doubled).
+		// capacity mode" / "Considerations when switching capacity modes":
+		// previous peak 2,000 WRU / 6,000 RRU, doubled).
 		{"new table serves 12,000 RRU at once", false, 0, 0, 12000, 0},
 		{"new table throttles above 12,000 RRU", false, 0, 0, 13000, 1000},
 		{"new table serves 4,000 WRU at once", true, 0, 0, 4000, 0},
@@ -128,7 +129,7 @@ func TestKnownAnswersOnDemand(t *testing.T) {
 		// "Existing table switched to on-demand capacity mode: The
 		// previous peak is half the previous WCU and RCU provisioned
 		// for the table or the settings for a newly created table ...,
-		// whichever is higher" ("DynamoDB on-demand capacity mode").
+		// whichever is higher" ("Considerations when switching capacity modes").
 		{"switched from 30,000 RCU: previous peak 15,000, serves 30,000", false, 30000, 0, 30000, 0},
 		{"switched from 30,000 RCU: throttles above 30,000", false, 30000, 0, 31000, 1000},
 		{"switched from 5,000 RCU: the new-table figure is higher", false, 5000, 0, 12000, 0},

@@ -110,9 +110,10 @@ const (
 	// The previous peak is 2,000 WRU and 6,000 RRU. You can drive up to
 	// double the previous peak immediately. Doing this enables newly
 	// created on-demand tables to serve up to 4,000 WRU and 12,000 RRU"
-	// (Amazon DynamoDB Developer Guide, "DynamoDB on-demand capacity mode",
-	// "Initial throughput and scaling properties",
-	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html;
+	// (Amazon DynamoDB Developer Guide, "Considerations when switching
+	// capacity modes in DynamoDB", "Initial throughput for on-demand
+	// capacity mode",
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/switching.capacitymode.html;
 	// "New on-demand tables will be able to sustain up to 4,000 writes per
 	// second and 12,000 reads per second", "Pre-warming a table for
 	// on-demand capacity mode").
@@ -121,8 +122,9 @@ const (
 	// switchedPeakShare: after a switch from provisioned, "The previous
 	// peak is half the previous WCU and RCU provisioned for the table or
 	// the settings for a newly created table with on-demand capacity mode,
-	// whichever is higher" (same page, "Existing table switched to
-	// on-demand capacity mode").
+	// whichever is higher" (same section, "Existing table switched to
+	// on-demand capacity mode"). AWS states it for a table switched for the
+	// first time; the simulator applies it at every switch.
 	switchedPeakShare = 0.5
 	// onDemandPeakFactor, peakWindow: "The overall table won't be
 	// throttled if ... the table doesn't exceed twice its previous peak
