@@ -123,7 +123,8 @@ func TestKnownAnswersOnDemand(t *testing.T) {
 		{"new table serves 4,000 WRU at once", true, 0, 0, 4000, 0},
 		{"new table throttles above 4,000 WRU", true, 0, 0, 5000, 1000},
 		// "throttling can still occur if the throughput exceeds twice
-		// the previous peak within the same 30 minutes" (same page).
+		// the previous peak within the same 30 minutes" ("Pre-warming a
+		// table for on-demand capacity mode").
 		{"2× a 10,000 RRU previous peak is served", false, 0, 10000, 20000, 0},
 		{"above 2× a 10,000 RRU previous peak is throttled", false, 0, 10000, 25000, 5000},
 		// "Existing table switched to on-demand capacity mode: The
