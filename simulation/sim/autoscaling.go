@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"math"
-
-	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
-)
+import "math"
 
 // policy is a target-tracking policy in minutes and ratios.
 type policy struct {
@@ -44,18 +40,22 @@ type change struct {
 }
 
 // decide runs the target-tracking alarms at the end of minute m, whose
-// consumption was u units/s, as DynamoDB auto-scaling does: a scale-out
-// after capacity.ScaleOutPoints consecutive minutes above target, to u ÷
-// target, serving after the policy's delay; a scale-in after
-// capacity.ScaleInPoints consecutive minutes below target × (1 −
-// capacity.ScaleInHeadroom), for the next minute (DynamoDB's decrease
-// limits are applied when it takes effect).
+// consumption was u units/s, as DynamoDB auto-scaling does (rules.go names
+// the sources): a scale-out after scaleOutPoints (2) consecutive minutes
+// above target, to u ÷ target, serving after the policy's delay; a
+// scale-in after scaleInPoints (15) consecutive minutes below target −
+// scaleInMarginPoints (20) percentage points, to the highest consumption of
+// the last scaleInLookback (15) minutes ÷ target, for the next minute
+// (DynamoDB's decrease limits are applied by the server when it takes
+// effect).
 func (s *dirState) decide(m int64, u float64) {
 	p := s.policy
+	s.recent[s.recentPos] = u
+	s.recentPos = (s.recentPos + 1) % scaleInLookback
 	hi := u > p.target*s.cap
-	lo := u < p.target*(1-capacity.ScaleInHeadroom)*s.cap
+	lo := u < p.scaleInBelow()*s.cap
 	s.above, s.below = run(s.above, hi), run(s.below, lo)
-	if s.above >= capacity.ScaleOutPoints && m-s.lastOut >= p.outCooldown {
+	if s.above >= scaleOutPoints && m-s.lastOut >= p.outCooldown {
 		top := s.cap
 		if n := len(s.pending); n > 0 {
 			top = s.pending[n-1].to
@@ -66,12 +66,29 @@ func (s *dirState) decide(m int64, u float64) {
 		}
 		return
 	}
-	if p.noScaleIn || len(s.pending) > 0 || s.below < capacity.ScaleInPoints || m-s.lastIn < p.inCooldown {
+	if p.noScaleIn || len(s.pending) > 0 || s.below < scaleInPoints || m-s.lastIn < p.inCooldown {
 		return
 	}
-	if want := p.desired(u); want < s.cap {
+	if want := p.desired(s.recentMax()); want < s.cap {
 		s.decrease = &change{decided: m, effective: m + 1, to: want}
 	}
+}
+
+// scaleInBelow is the utilization (a ratio) under which a minute counts
+// toward a scale-in: the target minus scaleInMarginPoints percentage
+// points (0.50 at a 0.70 target).
+func (p *policy) scaleInBelow() float64 {
+	return p.target - scaleInMarginPoints/100.0
+}
+
+// recentMax is the highest consumption (units/s) of the last
+// scaleInLookback minutes.
+func (s *dirState) recentMax() float64 {
+	var x float64
+	for _, v := range s.recent {
+		x = math.Max(x, v)
+	}
+	return x
 }
 
 func run(n int, hit bool) int {

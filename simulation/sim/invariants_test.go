@@ -38,10 +38,64 @@ func entities(sc *Scenario) []entitySpec {
 	return out
 }
 
+// eventCounts is what the invariant checks checked, per table (with its
+// GSIs), so that a check that saw nothing cannot pass unnoticed.
+type eventCounts struct {
+	scaleOuts, scaleIns int // applied auto-scaling changes (whole history)
+	refusedDecreases    int // decreases DynamoDB's limits refused
+	decreasesChecked    int // applied decreases checked against the limits
+	thresholdsChecked   int // changes checked against their alarm's datapoints
+	throttleMinutes     [numCauses]int
+	backPressureMinutes int // base-table write throttles caused by a GSI
+	switches, refused   int // billing-mode switches applied / refused
+}
+
+func (c eventCounts) throttles() int {
+	n := c.backPressureMinutes
+	for _, x := range c.throttleMinutes {
+		n += x
+	}
+	return n
+}
+
+// expectedEvents lists, per table of the demo, the events its scenario
+// exists to produce: a check that found none of them fails.
+var expectedEvents = map[string]func(c eventCounts) string{
+	"tickets-spike": func(c eventCounts) string { // autoscaling-spike
+		return need(c.scaleOuts > 0, "scale-outs") + need(c.throttleMinutes[causeProvisioned] > 0, "provisioned-throughput throttles")
+	},
+	"carts-target90": func(c eventCounts) string { // target-too-high
+		return need(c.scaleOuts > 0, "scale-outs") + need(c.throttleMinutes[causeProvisioned] > 0, "provisioned-throughput throttles")
+	},
+	"reports-churn": func(c eventCounts) string { // billing-switch-churn
+		return need(c.refused > 0, "a refused switch") + need(c.switches > 0, "applied switches")
+	},
+	"profiles-hotkey": func(c eventCounts) string { // hot-partition-on-demand
+		return need(c.throttleMinutes[causeKeyRange] > 0, "key-range throttles")
+	},
+	"catalog-healthy": func(c eventCounts) string { // healthy: scales both ways, never throttles
+		return need(c.scaleOuts > 0 && c.scaleIns > 0, "scale-outs and scale-ins") + need(c.throttles() == 0, "no throttles")
+	},
+	"ledger-sustained": func(c eventCounts) string { // on-demand-sustained
+		return need(c.switches > 0, "the switch to on-demand")
+	},
+}
+
+func need(ok bool, what string) string {
+	if ok {
+		return ""
+	}
+	return " " + what + ";"
+}
+
 func TestInvariants(t *testing.T) {
 	r := demoRig(t)
 	now := r.clk.Now()
 	from := now.Add(-15 * 24 * time.Hour)
+	counts := map[string]*eventCounts{}
+	for _, tb := range r.eng.Scenario().Tables {
+		counts[tb.Name] = &eventCounts{}
+	}
 	for _, es := range entities(r.eng.Scenario()) {
 		minutes, err := r.eng.Truth("", es.table, es.index, from, now)
 		if err != nil {
@@ -55,11 +109,49 @@ func TestInvariants(t *testing.T) {
 			checkBurst(t, minutes)
 			checkCapacityBounds(t, minutes, es.scaling)
 		})
+		c := counts[es.table]
+		for _, m := range minutes {
+			for k := range numCauses {
+				if m.ReadEvents[k] > 0 || m.WriteEvents[k] > 0 {
+					c.throttleMinutes[k]++
+				}
+			}
+			if m.BackPressureEvents > 0 {
+				c.backPressureMinutes++
+			}
+		}
 	}
 	for _, tb := range r.eng.Scenario().Tables {
+		c := counts[tb.Name]
 		t.Run(tb.Name+"/scaling", func(t *testing.T) {
-			checkScalingEvents(t, r, tb)
+			checkScalingEvents(t, r, tb, c)
 		})
+		for _, s := range r.eng.SwitchResults(tb.Name) {
+			if s.ErrorCode != "" {
+				c.refused++
+			} else {
+				c.switches++
+			}
+		}
+		t.Logf("%-22s scale-outs %5d scale-ins %4d refused decreases %4d | checked: decreases %4d thresholds %5d | throttle minutes (15d) key-range %5d provisioned %5d max-on-demand %d account %d back-pressure %d | switches %d refused %d",
+			tb.Name, c.scaleOuts, c.scaleIns, c.refusedDecreases, c.decreasesChecked, c.thresholdsChecked,
+			c.throttleMinutes[causeKeyRange], c.throttleMinutes[causeProvisioned], c.throttleMinutes[causeMaxOnDemand], c.throttleMinutes[causeAccountLimit], c.backPressureMinutes,
+			c.switches, c.refused)
+		if want := expectedEvents[tb.Name]; want != nil {
+			if missing := want(*c); missing != "" {
+				t.Errorf("%s: the scenario should produce%s the checks found none", tb.Name, missing)
+			}
+		}
+	}
+	var total eventCounts
+	for _, c := range counts {
+		total.scaleOuts += c.scaleOuts
+		total.scaleIns += c.scaleIns
+		total.decreasesChecked += c.decreasesChecked
+		total.thresholdsChecked += c.thresholdsChecked
+	}
+	if total.decreasesChecked == 0 || total.thresholdsChecked == 0 {
+		t.Errorf("checked %d decreases and %d thresholds on the demo: the checks saw nothing", total.decreasesChecked, total.thresholdsChecked)
 	}
 }
 
@@ -110,25 +202,32 @@ func checkCapacityBounds(t *testing.T, minutes []Minute, s *ScalingSpec) {
 
 // checkScalingEvents: a scale-out follows 2 minutes above target and
 // serves after the policy's delay; a scale-in follows 15 minutes below
-// target with headroom; decreases respect DynamoDB's daily limits.
-func checkScalingEvents(t *testing.T, r *rig, tb TableSpec) {
+// target − 20 points and sets the highest of them ÷ target; decreases
+// respect DynamoDB's daily limits, per table or GSI.
+func checkScalingEvents(t *testing.T, r *rig, tb TableSpec, c *eventCounts) {
 	t.Helper()
 	now := r.clk.Now()
 	from := now.Add(-15 * 24 * time.Hour)
 	truth := map[string][]Minute{}
 	type budget struct {
-		day   time.Time
-		n     int
-		last  time.Time
-		index string
+		day  time.Time
+		n    int
+		last time.Time
 	}
 	budgets := map[string]*budget{}
 	for _, ev := range r.eng.ScalingEvents(tb.Name) {
 		if ev.Refused != "" {
+			if ev.To < ev.From {
+				c.refusedDecreases++
+			}
 			continue
 		}
-		// Decrease limits, per table or index (both dimensions share them).
-		if ev.To < ev.From {
+		if ev.To > ev.From {
+			c.scaleOuts++
+		} else {
+			c.scaleIns++
+			// Decrease limits, per table or index (both dimensions
+			// share them; read and write lowered together count once).
 			b := budgets[ev.Index]
 			if b == nil {
 				b = &budget{}
@@ -138,13 +237,14 @@ func checkScalingEvents(t *testing.T, r *rig, tb TableSpec) {
 			if !day.Equal(b.day) {
 				b.day, b.n = day, 0
 			}
-			if b.n >= 4 && ev.Effective.Sub(b.last) < time.Hour && !ev.Effective.Equal(b.last) {
+			if b.n >= freeDecreasesPerDay && ev.Effective.Sub(b.last) < decreaseInterval && !ev.Effective.Equal(b.last) {
 				t.Fatalf("decrease %d of %v at %v, %v after the previous one", b.n+1, day, ev.Effective, ev.Effective.Sub(b.last))
 			}
 			if !ev.Effective.Equal(b.last) {
 				b.n++
 			}
 			b.last = ev.Effective
+			c.decreasesChecked++
 		}
 		if ev.Decided.Before(from.Add(time.Hour)) {
 			continue
@@ -165,6 +265,7 @@ func checkScalingEvents(t *testing.T, r *rig, tb TableSpec) {
 			}
 			return m.WriteConsumed / 60, m.WriteCapacity
 		}
+		c.thresholdsChecked++
 		if ev.To > ev.From {
 			if lag := ev.Effective.Sub(ev.Decided); lag != p.Delay.D() {
 				t.Fatalf("scale-out decided at %v effective %v: lag %v, want the delay %v", ev.Decided, ev.Effective, lag, p.Delay.D())
@@ -177,11 +278,17 @@ func checkScalingEvents(t *testing.T, r *rig, tb TableSpec) {
 			}
 			continue
 		}
+		var top float64
 		for k := 1; k <= 15; k++ {
 			m := at(ev.Decided.Add(-time.Duration(k) * time.Minute))
-			if u, c := use(m); u >= p.Target/100*0.8*c {
-				t.Fatalf("scale-in decided at %v but minute %v was at %.1f%% of %v", ev.Decided, m.Time, 100*u/c, c)
+			u, c := use(m)
+			if 100*u >= (p.Target-20)*c {
+				t.Fatalf("scale-in decided at %v but minute %v was at %.1f%% of %v, not below %v%%", ev.Decided, m.Time, 100*u/c, c, p.Target-20)
 			}
+			top = math.Max(top, u)
+		}
+		if want := math.Max(p.Min, math.Ceil(top/(p.Target/100)-1e-9)); ev.To != want {
+			t.Fatalf("scale-in decided at %v to %v, want the highest of 15 minutes %v ÷ %v%% = %v", ev.Decided, ev.To, top, p.Target, want)
 		}
 	}
 }

@@ -63,6 +63,13 @@ func (e *Engine) buildSeries() {
 				add(t.region, &seriesRef{metric: metric("Provisioned"+dirName[d]+"CapacityUnits", dims...), kind: kProvisioned, t: t, en: en, dir: d})
 				add(t.region, &seriesRef{metric: metric(dirName[d]+"ThrottleEvents", dims...), kind: kThrottleAll, t: t, en: en, dir: d})
 				for c := range numCauses {
+					if en.index != "" && d == 1 && c == causeAccountLimit {
+						// WriteAccountLimitThrottleEvents has the
+						// TableName dimension only (Amazon DynamoDB
+						// Developer Guide, "DynamoDB Metrics and
+						// dimensions").
+						continue
+					}
 					add(t.region, &seriesRef{metric: metric(dirName[d]+causeMetric[c]+"ThrottleEvents", dims...), kind: kThrottleCause, t: t, en: en, dir: d, cause: c})
 				}
 			}
@@ -139,7 +146,7 @@ func (r *seriesRef) exists(cutoff int64) bool {
 				return true
 			}
 		}
-		return false
+		return r.dir == 1 && r.en.index == "" && r.en.lastNZ[chBackPressure] >= cutoff
 	case kSystemErrors:
 		return r.en.lastNZ[chSysErr] >= cutoff
 	case kProvisioned:
@@ -205,11 +212,16 @@ func unitsPerRequest(dir int) float64 {
 	return readUnitsPerRequest
 }
 
-// throttles is the throttle events of a dimension in a step.
+// throttles is the throttle events of a dimension in a step: those of
+// every cause and, for a table's writes, those a GSI's lack of write
+// capacity caused.
 func throttles(s *tiered, dir int, st step) float64 {
 	var n float64
 	for c := range numCauses {
 		n += s.value(chThrottle+dir*numCauses+c, st)
+	}
+	if dir == 1 && len(s.agg) > chBackPressure {
+		n += s.value(chBackPressure, st)
 	}
 	return n
 }

@@ -27,6 +27,8 @@ type dirState struct {
 	ringPos     int
 	oldPeak     float64
 	capLog      []capPoint
+	recent      [scaleInLookback]float64 // consumption of the last minutes (units/s)
+	recentPos   int
 }
 
 // capPoint is a capacity in effect from a minute on.
@@ -44,7 +46,9 @@ const (
 	chLatMean      = numGSIChannels     // mean latency factor
 	chLatP99       = numGSIChannels + 1 // p99 latency factor (max)
 	chSysErr       = numGSIChannels + 2 // system errors
-	numChannels    = numGSIChannels + 3
+	chBackPressure = numGSIChannels + 3 // write throttle events caused by a GSI
+	chRejected     = numGSIChannels + 4 // write units refused because of a GSI
+	numChannels    = numGSIChannels + 5
 )
 
 // Average capacity units per request, to turn units into requests.
@@ -97,6 +101,7 @@ type tableSim struct {
 	writes   *writeStream
 	pending  []awssim.ItemWrite
 	vals     []float32
+	outs     [][2]served // per entity, reused every minute
 	scaling  []ScalingEvent
 	results  []SwitchResult
 	err      error // first unexpected server error
@@ -187,6 +192,7 @@ func newTableSim(e *Engine, spec *TableSpec, h0 int64) *tableSim {
 		t.writes = newWriteStream(t, spec.TTL)
 	}
 	t.vals = make([]float32, numChannels)
+	t.outs = make([][2]served, len(t.ents))
 	return t
 }
 
@@ -239,15 +245,37 @@ func (t *tableSim) begin(m int64) {
 		if !changed {
 			continue
 		}
+		// One UpdateTable for the table or GSI: a decrease of read, write
+		// or both counts once against DynamoDB's decrease limits, which
+		// the server enforces per table and per GSI.
 		err := t.e.srv.SetThroughput(t.region, t.name, en.index, awssim.Capacity{Read: int64(caps[0]), Write: int64(caps[1])}, at)
+		var errs [2]error
+		if err != nil {
+			errs = [2]error{err, err}
+			if k, _, ok := awssim.ErrorKindOf(err); ok && k == awssim.ErrLimitExceeded && (caps[0] > en.dirs[0].cap || caps[1] > en.dirs[1].cap) {
+				// The decrease was refused: apply the increase alone,
+				// as its own scalable target would.
+				up := caps
+				for d := range en.dirs {
+					if up[d] < en.dirs[d].cap {
+						up[d] = en.dirs[d].cap
+					} else {
+						errs[d] = nil
+					}
+				}
+				if e2 := t.e.srv.SetThroughput(t.region, t.name, en.index, awssim.Capacity{Read: int64(up[0]), Write: int64(up[1])}, at); e2 != nil {
+					errs, err = [2]error{e2, e2}, e2
+				}
+			}
+		}
 		for d := range en.dirs {
 			s := &en.dirs[d]
 			if chs[d] == nil || caps[d] == s.cap {
 				continue
 			}
 			ev := ScalingEvent{Table: t.name, Index: en.index, Read: d == 0, Decided: minuteTime(chs[d].decided + 1), Effective: at, From: s.cap, To: caps[d]}
-			if err != nil {
-				ev.Refused = errMessage(err)
+			if errs[d] != nil {
+				ev.Refused = errMessage(errs[d])
 				t.scaling = append(t.scaling, ev)
 				continue
 			}
@@ -317,7 +345,9 @@ func (t *tableSim) setMode(m int64, onDemand bool) {
 		for d := range en.dirs {
 			s := &en.dirs[d]
 			s.pending, s.decrease, s.above, s.below = nil, nil, 0, 0
-			if !onDemand {
+			if onDemand {
+				s.switchedToOnDemand(s.cap)
+			} else {
 				if s.policy != nil {
 					s.cap = s.policy.clamp(s.cap)
 				}
@@ -349,40 +379,66 @@ func errorCode(err error) string {
 func (t *tableSim) step(m int64) {
 	d := t.gen.at(m)
 	quota := t.e.sc.Account.TableQuota
-	vals := t.vals
-	var pressure, demandSum, thrSum float64
-	var tableWriteConsumed float64
+	quotas := [2]float64{quota.Read, quota.Write}
+	outs := t.outs
+	// The table first: its GSIs read their share of the table's read
+	// demand and write their share of the writes it accepted.
+	tab := t.ents[0]
+	for dir, dem := range [2]float64{d.read, d.write} {
+		outs[0][dir] = tab.dirs[dir].serve(dem, d.hot, tab.partitions, t.onDemand, quotas[dir])
+	}
+	accepted := outs[0][1].consumed
+	var rejected float64
+	for i, en := range t.ents[1:] {
+		rd, wd := d.read*en.share.Read, accepted*en.share.Write
+		for dir, dem := range [2]float64{rd, wd} {
+			outs[i+1][dir] = en.dirs[dir].serve(dem, en.hot, en.partitions, t.onDemand, quotas[dir])
+		}
+		if w := en.share.Write; w > 0 {
+			var thr float64
+			for _, x := range outs[i+1][1].throttled {
+				thr += x
+			}
+			// The base-table writes this GSI could not take (the
+			// GSIs are assumed to refuse the same writes: the largest
+			// refusal counts).
+			rejected = math.Max(rejected, thr/w)
+		}
+	}
+	// GSI back-pressure: "When a GSI has insufficient write capacity,
+	// throttling results in write operations that fail on the base table or
+	// any of its GSIs" (AWS re:Post Knowledge Center article on GSI
+	// throttling, https://repost.aws/knowledge-center/dynamodb-gsi-throttling-table).
+	// A refused write is throttled on the base table (WriteThrottleEvents
+	// and ThrottledRequests, no cause metric of its own: the cause is the
+	// GSI's) and consumes nothing on the table or any GSI.
+	rejected = math.Min(rejected, accepted)
+	written := accepted - rejected
+	var pressure float64
 	for i, en := range t.ents {
 		nch := len(en.lastNZ)
-		clear(vals[:nch])
-		rd, wd, hot := d.read, d.write, d.hot
-		if i > 0 {
-			rd, wd, hot = d.read*en.share.Read, tableWriteConsumed*en.share.Write, en.hot
-		}
-		for dir, dem := range [2]float64{rd, wd} {
+		vals := t.vals[:nch]
+		clear(vals)
+		for dir := range en.dirs {
 			s := &en.dirs[dir]
-			q := quota.Read
+			out := outs[i][dir]
+			served := out.consumed
 			if dir == 1 {
-				q = quota.Write
+				if i == 0 {
+					out.consumed = written
+				} else {
+					out.consumed = math.Min(out.consumed, written*en.share.Write)
+				}
 			}
-			out := s.serve(dem, hot, en.partitions, t.onDemand, q)
+			s.settle(out.consumed, served-out.consumed, t.onDemand)
 			vals[chConsumed+dir] = float32(math.Floor(out.consumed*120) / 2)
-			upr := readUnitsPerRequest
-			if dir == 1 {
-				upr = writeUnitsPerRequest
-			}
 			for c, x := range out.throttled {
 				if x > 0 {
-					vals[chThrottle+dir*numCauses+c] = float32(math.Ceil(x * 60 / upr))
-					thrSum += x
+					vals[chThrottle+dir*numCauses+c] = float32(math.Ceil(x * 60 / unitsPerRequest(dir)))
 				}
 			}
 			if i == 0 {
 				pressure = math.Max(pressure, out.pressure)
-				demandSum += dem
-				if dir == 1 {
-					tableWriteConsumed = out.consumed
-				}
 			}
 			if !t.onDemand && s.policy != nil {
 				// The alarms see the published datapoint.
@@ -390,7 +446,11 @@ func (t *tableSim) step(m int64) {
 			}
 		}
 		if i == 0 {
-			f, q := latencyFactors(pressure, thrSum, demandSum, unit(t.seed^0x1a7e, m))
+			if rejected > 0 {
+				vals[chBackPressure] = float32(math.Ceil(rejected * 60 / writeUnitsPerRequest))
+				vals[chRejected] = float32(rejected * 60)
+			}
+			f, q := latencyFactors(pressure, unit(t.seed^0x1a7e, m))
 			vals[chLatMean], vals[chLatP99] = float32(f), float32(q)
 			if r := t.spec.SystemErrorsPerHour / 60; r > 0 {
 				vals[chSysErr] = float32(math.Floor(r + unit(t.seed^0x5e, m)))
@@ -401,7 +461,7 @@ func (t *tableSim) step(m int64) {
 				en.lastNZ[c] = m
 			}
 		}
-		en.store.push(vals[:nch])
+		en.store.push(vals)
 	}
 	if t.writes != nil {
 		t.writes.minute(m)

@@ -2,16 +2,6 @@ package sim
 
 import "math"
 
-// DynamoDB limits used by the throttling model.
-const (
-	partitionReadLimit  = 3000 // read units per second per partition
-	partitionWriteLimit = 1000 // write units per second per partition
-	onDemandReadFloor   = 12000
-	onDemandWriteFloor  = 4000 // what a new on-demand table serves at once
-	peakWindow          = 30   // minutes before a peak counts as "previous"
-	burstSeconds        = 300
-)
-
 // Throttle causes, in the order of the cause-specific CloudWatch metrics.
 const (
 	causeKeyRange = iota
@@ -33,17 +23,17 @@ type served struct {
 
 // serve applies one minute of demand d (units/s) with a share hot on the
 // hottest partition (at least 1/partitions when the count is set) to the
-// dimension, in this order: the partition limit
-// (key-range throttles), the on-demand maximum, the per-table quota
-// (account limit), then provisioned capacity plus burst, or on-demand's
-// "twice the previous peak" (also a key-range throttle: the partitions have
-// not split yet).
+// dimension, in this order: the partition limit (key-range throttles), the
+// on-demand maximum, the per-table quota (account limit, on-demand only),
+// then provisioned capacity plus burst, or on-demand's "twice the previous
+// peak" (also a key-range throttle: the partitions have not split yet).
+// The caller settles the minute with settle once it knows what was
+// finally consumed.
 func (s *dirState) serve(d, hot float64, partitions int, onDemand bool, quota float64) served {
 	var out served
 	limit := float64(partitionWriteLimit)
-	floor := float64(onDemandWriteFloor)
 	if s.read {
-		limit, floor = partitionReadLimit, onDemandReadFloor
+		limit = partitionReadLimit
 	}
 	// Without a configured partition count, DynamoDB is assumed to have
 	// split the table as its traffic grew: only a hot key concentrates
@@ -62,12 +52,18 @@ func (s *dirState) serve(d, hot float64, partitions int, onDemand bool, quota fl
 		out.throttled[causeMaxOnDemand] = r - s.maxOnDemand
 		r = s.maxOnDemand
 	}
-	if r > quota {
+	// The per-table quota throttles on-demand tables only: a provisioned
+	// table cannot be provisioned above it, and its consumption is bounded
+	// by its capacity ("On-demand tables do not have provisioned capacity
+	// levels to manage, but DynamoDB enforces account-level throughput
+	// limits", Amazon DynamoDB Developer Guide, "Account limits exceeded",
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/throttling-account-limit-exceeded-mitigation.html).
+	if onDemand && r > quota {
 		out.throttled[causeAccountLimit] = r - quota
 		r = quota
 	}
 	if onDemand {
-		if allow := math.Max(floor, 2*s.oldPeak); r > allow {
+		if allow := s.onDemandAllowance(); r > allow {
 			out.throttled[causeKeyRange] += r - allow
 			r = allow
 		}
@@ -76,10 +72,48 @@ func (s *dirState) serve(d, hot float64, partitions int, onDemand bool, quota fl
 		r -= t
 	}
 	out.consumed = r
-	if onDemand {
-		s.notePeak(r)
-	}
 	return out
+}
+
+// onDemandAllowance is what an on-demand dimension serves at once: twice
+// its previous peak (the highest minute at least peakWindow minutes old),
+// which is at least the new-table figure.
+func (s *dirState) onDemandAllowance() float64 {
+	peak := math.Max(s.newTablePeak(), s.oldPeak)
+	if s.ringN == peakWindow {
+		peak = math.Max(peak, s.ring[s.ringPos]) // peakWindow minutes old
+	}
+	return onDemandPeakFactor * peak
+}
+
+// newTablePeak is the "previous peak" of a new on-demand table (6,000 read,
+// 2,000 write request units/s).
+func (s *dirState) newTablePeak() float64 {
+	if s.read {
+		return newTableReadPeak
+	}
+	return newTableWritePeak
+}
+
+// settle ends the minute once its consumption (units/s) is final: rejected
+// units/s that serve counted as consumed were refused afterwards (a write
+// whose GSI lacked capacity), so they return to the burst bucket; an
+// on-demand minute feeds the previous peak.
+func (s *dirState) settle(consumed, rejected float64, onDemand bool) {
+	if onDemand {
+		s.notePeak(consumed)
+		return
+	}
+	if rejected > 0 {
+		s.burst = math.Min(burstSeconds*s.cap, s.burst+rejected*60)
+	}
+}
+
+// switchedToOnDemand sets the previous peak of a dimension switched from
+// provisioned capacity c: half of it, or the new-table figure if higher.
+func (s *dirState) switchedToOnDemand(c float64) {
+	s.oldPeak = math.Max(s.newTablePeak(), switchedPeakShare*c)
+	s.ringN, s.ringPos = 0, 0
 }
 
 // serveBurst serves r units/s for a minute at the provisioned capacity and

@@ -23,6 +23,11 @@ type Minute struct {
 	// ThrottleEvents by cause (key range, provisioned, max on-demand,
 	// account limit), as published.
 	ReadEvents, WriteEvents [numCauses]float64
+	// BackPressureEvents is the table's write throttle events caused by a
+	// GSI's lack of write capacity (tables only): they count in the
+	// table's WriteThrottleEvents and ThrottledRequests, not in its cause
+	// metrics (the GSI's cause metric has them).
+	BackPressureEvents float64
 	// LatencyFactor is the average latency over its value at rest (tables
 	// only).
 	LatencyFactor float64
@@ -53,7 +58,11 @@ func (e *Engine) Truth(region, table, index string, from, to time.Time) ([]Minut
 		d := t.gen.at(m)
 		rd, wd := d.read, d.write
 		if i > 0 {
-			rd, wd = d.read*en.share.Read, tab.store.value(chConsumed+1, st)/60*en.share.Write
+			// The GSI was asked to write its share of the writes the
+			// table accepted, including those refused because a GSI
+			// lacked write capacity.
+			accepted := tab.store.value(chConsumed+1, st) + tab.store.value(chRejected, st)
+			rd, wd = d.read*en.share.Read, accepted/60*en.share.Write
 		}
 		x := Minute{
 			Time: minuteTime(m), OnDemand: t.onDemandAt(m), ReadDemand: rd, WriteDemand: wd,
@@ -70,6 +79,7 @@ func (e *Engine) Truth(region, table, index string, from, to time.Time) ([]Minut
 		}
 		if i == 0 {
 			x.LatencyFactor = en.store.value(chLatMean, st)
+			x.BackPressureEvents = en.store.value(chBackPressure, st)
 		}
 		out = append(out, x)
 	})

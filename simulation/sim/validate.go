@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"time"
-
-	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 )
 
 // Limits of a scenario.
@@ -249,19 +247,19 @@ func (v *validator) scaling(p string, s *ScalingSpec) error {
 			continue
 		}
 		if !v.sc.has(pp + ".target") {
-			ps.Target = capacity.DefaultTarget * 100
+			ps.Target = defaultTargetPercent
 		}
 		if !v.sc.has(pp + ".min") {
-			ps.Min = capacity.DefaultMin
+			ps.Min = defaultMinCapacity
 		}
 		if !v.sc.has(pp + ".max") {
-			ps.Max = capacity.DefaultMax
+			ps.Max = defaultMaxCapacity
 		}
 		if ps.Delay == nil {
-			d := Duration(capacity.DefaultScaleOutDelay)
+			d := Duration(defaultScaleOutDelay)
 			ps.Delay = &d
 		}
-		if err := v.number(pp+".target", ps.Target, capacity.MinTarget*100, capacity.MaxTarget*100, "target utilization (percent)"); err != nil {
+		if err := v.number(pp+".target", ps.Target, minTargetPercent, maxTargetPercent, "target utilization (percent)"); err != nil {
 			return err
 		}
 		if err := v.number(pp+".min", ps.Min, 1, 1e6, "minimum capacity"); err != nil {
