@@ -236,3 +236,37 @@ tables:
 		t.Errorf("stream %+v (from %v), want share 1, milliseconds, 7d, ttl, from -1d, no end", st, st.From.D())
 	}
 }
+
+// TestREADMEExampleLoads keeps the format example of README.md true: it
+// must load, and its repeated switches and rewrites must expand.
+func TestREADMEExampleLoads(t *testing.T) {
+	doc, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("no yaml example in README.md")
+	}
+	sc, err := LoadScenario([]byte(example))
+	if err != nil {
+		t.Fatalf("the README example does not load: %v", err)
+	}
+	var orders *TableSpec
+	for i := range sc.Tables {
+		if sc.Tables[i].Name == "orders" {
+			orders = &sc.Tables[i]
+		}
+	}
+	if orders == nil {
+		t.Fatal("no orders table in the README example")
+	}
+	// 2 single switches, 13 every 4h from 1d to 3d, 12 counted ones.
+	if n := len(orders.BillingSwitches); n != 2+13+12 {
+		t.Errorf("%d billing switches after expansion, want 27", n)
+	}
+	if n := len(orders.TTL.Rewrites); n != 3 {
+		t.Errorf("%d rewrites, want 3", n)
+	}
+}
