@@ -243,9 +243,15 @@ const (
 )
 
 // FaultSpec is a fault active from At for Duration (0: until the end).
+// Every (optional) repeats it from At until Until, for Count occurrences,
+// or up to the horizon; after validation Scenario.Faults holds every
+// occurrence, with Every unset.
 type FaultSpec struct {
 	At        Offset   `yaml:"at"`
 	Duration  Duration `yaml:"duration"`
+	Every     Duration `yaml:"every"`
+	Until     *Offset  `yaml:"until"`
+	Count     int      `yaml:"count"`
 	Kind      string   `yaml:"kind"`
 	Service   string   `yaml:"service"` // dynamodb, cloudwatch, application-autoscaling, sts
 	Operation string   `yaml:"operation"`

@@ -110,11 +110,40 @@ func (sc *Scenario) validate() error {
 		}
 		seen[key] = sc.at(p + ".name")
 	}
+	var faults []FaultSpec
 	for i := range sc.Faults {
-		if err := v.fault(fmt.Sprintf("faults[%d]", i), &sc.Faults[i]); err != nil {
+		p := fmt.Sprintf("faults[%d]", i)
+		f := &sc.Faults[i]
+		if err := v.fault(p, f); err != nil {
 			return err
 		}
+		end, err := v.repeat(p, f.At, f.Every, f.Until, f.Count)
+		if err != nil {
+			return err
+		}
+		every := f.Every.D()
+		if every > 0 {
+			switch {
+			case f.Kind == FaultDeleteTable:
+				return v.errf(p+".every", "a %s fault cannot repeat", f.Kind)
+			case f.Duration.D() <= 0 || f.Duration.D() > every:
+				return v.errf(p+".duration", "a repeated fault needs a duration of at most every (%s)", formatOffset(every))
+			}
+		}
+		o := *f
+		o.Every, o.Until, o.Count = 0, nil, 0
+		for at := f.At.D(); at <= end.D(); at += every {
+			if len(faults) >= MaxFaults {
+				return v.errf(p+".every", "the scenario has more than %d faults", MaxFaults)
+			}
+			o.At = Offset(at)
+			faults = append(faults, o)
+			if every == 0 {
+				break
+			}
+		}
 	}
+	sc.Faults = faults
 	return nil
 }
 
@@ -412,6 +441,10 @@ func (v *validator) repeat(p string, at Offset, every Duration, until *Offset, c
 	}
 	return last, nil
 }
+
+// MaxFaults bounds the faults of a scenario once repeated faults are
+// expanded.
+const MaxFaults = 10000
 
 // MaxSwitchesPerTable bounds the billing-mode switches of one table once
 // repeated switches are expanded.

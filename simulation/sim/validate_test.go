@@ -91,6 +91,12 @@ func TestScenarioErrors(t *testing.T) {
 			[]string{"tables[0].traffic.events[0].count (line 6)", "after the horizon"}},
 		{"event every zero", "tables:\n  - name: abc\n    traffic:\n      events:\n        - {type: spike, at: 1h, duration: 5m, factor: 2, every: 0s}\n",
 			[]string{"tables[0].traffic.events[0].every (line 5)", "must be at least 1m"}},
+		{"repeated table deletion", "tables:\n  - name: abc\nfaults:\n  - {at: 1h, kind: delete_table, table: abc, every: 1d}\n",
+			[]string{"faults[0].every (line 4)", "cannot repeat"}},
+		{"repeated fault without duration", "faults:\n  - {at: 1h, kind: throttling, service: cloudwatch, every: 1d}\n",
+			[]string{"faults[0].duration", "duration of at most every (1d)"}},
+		{"repeated fault count beyond the horizon", "horizon: 1d\nfaults:\n  - {at: 1h, duration: 5m, kind: throttling, service: cloudwatch, every: 12h, count: 3}\n",
+			[]string{"faults[0].count (line 3)", "after the horizon 1d"}},
 		// TTL write streams.
 		{"stream shares sum above 1", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 1, class: seconds, expires_in: 30d}\n          - {share: 0.3, class: milliseconds, expires_in: 30d, from: 2h}\n",
 			[]string{"tables[0].ttl.writes.streams (line 7)", "from 2h0m0s on", "(streams[0], streams[1]) sum to 1.3, not 1"}},
@@ -208,6 +214,8 @@ tables:
     ttl:
       attribute: ttl
       writes: {per_minute: 2, class: milliseconds, expires_in: 7d, from: -1d}
+faults:
+  - {at: 1h, duration: 5m, kind: throttling, service: cloudwatch, operation: GetMetricData, every: 6h, count: 3}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -226,6 +234,9 @@ tables:
 	}
 	if u := tb.Traffic.Events[0].Until; u == nil || u.D() != -24*time.Hour {
 		t.Errorf("event until %v, want -1d (the second of 2 daily occurrences from -2d)", u)
+	}
+	if len(sc.Faults) != 3 || sc.Faults[2].At.D() != 13*time.Hour || sc.Faults[2].Every != 0 || sc.Faults[2].Duration.D() != 5*time.Minute {
+		t.Errorf("faults %+v, want 3 occurrences every 6h from 1h", sc.Faults)
 	}
 	w := tb.TTL.Writes
 	if len(w.Streams) != 1 {
