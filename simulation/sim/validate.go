@@ -462,8 +462,8 @@ func (v *validator) switches(p string, t *TableSpec) error {
 	for j := range t.BillingSwitches {
 		sp := fmt.Sprintf("%s.billing_switches[%d]", p, j)
 		s := t.BillingSwitches[j]
-		if !v.sc.has(sp + ".at") {
-			return v.errf(sp, "a billing switch needs an at time")
+		if !v.sc.has(sp+".at") && v.sc.has(sp+".every") {
+			return v.errf(sp, "a repeated billing switch needs an at time")
 		}
 		if err := v.inScenario(sp+".at", s.At); err != nil {
 			return err
