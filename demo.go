@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -81,21 +82,55 @@ collectors:
 // Run starts the simulated account on a loopback port and the exporter
 // against it, and serves until interrupted.
 func (d *demoCmd) Run(ctx context.Context) error {
+	return d.run(ctx, time.Now(), os.Stdout)
+}
+
+// shiftedClock is the wall clock moved by shift: it runs at the wall
+// clock's speed from another time.
+type shiftedClock struct{ shift time.Duration }
+
+// Now returns the wall-clock time moved by the shift.
+func (c shiftedClock) Now() time.Time { return time.Now().Add(c.shift) }
+
+// demoClock returns the clock the demo runs on at wall-clock time now: the
+// wall clock, or, for a scenario that pins its start, the scenario's own
+// clock, reading that start at now and running in real time from it. On
+// the wall clock a start pinned long ago would have the simulation run
+// every minute from it to now (years of minutes, far past the horizon).
+func demoClock(sc *sim.Scenario, now time.Time) (clock.Clock, error) {
+	if sc.Start == "" {
+		return clock.Real{}, nil
+	}
+	start, err := time.Parse(time.RFC3339, sc.Start)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: start %q: %w", sc.Name, sc.Start, err)
+	}
+	return shiftedClock{shift: start.Sub(now)}, nil
+}
+
+func (d *demoCmd) run(ctx context.Context, now time.Time, out io.Writer) error {
 	sc, err := loadScenario(d.Scenario)
 	if err != nil {
 		return err
 	}
+	clk, err := demoClock(sc, now)
+	if err != nil {
+		return err
+	}
 	started := time.Now()
-	srv, eng, err := simulatedAccount(sc, clock.Real{}, d.logger(os.Stderr))
+	srv, eng, err := simulatedAccount(sc, clk, d.logger(os.Stderr))
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	return runDemo(ctx, srv, sc, d.ListenAddress, d.logFlags, func(addr string) {
-		fmt.Fprintf(os.Stdout, "dynamodb_exporter demo: scenario %q, %d tables, %s of history simulated in %s\n",
+		fmt.Fprintf(out, "dynamodb_exporter demo: scenario %q, %d tables, %s of history simulated in %s\n",
 			sc.Name, len(eng.Tables()), eng.Now().Sub(eng.HistoryStart()).Round(time.Hour), time.Since(started).Round(time.Millisecond))
-		fmt.Fprintf(os.Stdout, "dynamodb_exporter demo: simulated AWS account at %s\n", srv.URL())
-		fmt.Fprintf(os.Stdout, "dynamodb_exporter demo: metrics at http://%s/metrics (Ctrl-C to stop)\n", addr)
+		if sc.Start != "" {
+			fmt.Fprintf(out, "dynamodb_exporter demo: on the scenario's clock, from its start %s, in real time\n", eng.Start().Format(time.RFC3339))
+		}
+		fmt.Fprintf(out, "dynamodb_exporter demo: simulated AWS account at %s\n", srv.URL())
+		fmt.Fprintf(out, "dynamodb_exporter demo: metrics at http://%s/metrics (Ctrl-C to stop)\n", addr)
 	})
 }
 
@@ -104,6 +139,8 @@ func runDemo(ctx context.Context, srv *awssim.Server, sc *sim.Scenario, listen s
 	if err != nil {
 		return err
 	}
-	opts := exporter.Options{Logger: lf.logger(os.Stderr), RuntimeMetrics: true, AWS: awsOpts}
+	// The exporter runs on the simulated account's clock (the scenario's
+	// own when it pins its start).
+	opts := exporter.Options{Logger: lf.logger(os.Stderr), RuntimeMetrics: true, AWS: awsOpts, Clock: srv.Clock()}
 	return serve(ctx, cfg, opts, webFlags{ListenAddress: listen, TelemetryPath: "/metrics"}, opts.Logger, ready)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
 
 // TestReplayScenarioThroughRules replays the autoscaling-spike scenario (a
@@ -28,7 +29,7 @@ func TestReplayScenarioThroughRules(t *testing.T) {
 	if err := runReplay(context.Background(), sc, start, 3*time.Hour, time.Minute, "promtool", &series, slog.New(slog.DiscardHandler), nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(series.String(), "input_series:\n") {
+	if !strings.HasPrefix(series.String(), "# dynamodb_exporter replay: promtool's time 0 is the first scrape, 2026-11-20T08:00:00Z") || !strings.Contains(series.String(), "\ninput_series:\n") {
 		t.Fatalf("unexpected output:\n%.500s", series.String())
 	}
 	rules := `groups:
@@ -134,4 +135,88 @@ func TestReplayExporterFaults(t *testing.T) {
 	if _, at := last("dynamodb_consumed_read_capacity_units{", `table="faults-orders"`); at != end {
 		t.Errorf("faults-orders consumed capacity last served at %d, want %d", at, end)
 	}
+}
+
+// TestReplayPromtoolAges replays a table that switches to on-demand at +1h
+// (a repeated switch) and whose TTL is sampled every hour, and checks with
+// promtool that rules of the form time() - x_timestamp_seconds give the
+// ages they had during the replay: promtool's clock starts at 0, so the
+// replay shifts the timestamp-valued families by its start. Without the
+// shift the ages are about -1.8e9 s.
+func TestReplayPromtoolAges(t *testing.T) {
+	sc, err := sim.LoadScenario([]byte(`name: ages
+history: 2d
+horizon: 1d
+tables:
+  - name: ages-switching
+    capacity: {read: 10, write: 10}
+    traffic: {read: 2, write: 1}
+    billing_switches:
+      - {at: 1h, every: 6h, mode: on_demand}
+      - {at: 3h, every: 6h, mode: provisioned}
+    ttl:
+      attribute: ttl
+      writes: {per_minute: 1, expires_in: 1h, from: -1d}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var series bytes.Buffer
+	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	if err := runReplay(context.Background(), sc, start, 4*time.Hour, time.Minute, "promtool", &series, slog.New(slog.DiscardHandler), nil); err != nil {
+		t.Fatal(err)
+	}
+	header := "# dynamodb_exporter replay: promtool's time 0 is the first scrape, 2026-11-20T08:00:00Z (Unix 1795161600); one value per 1m0s.\n" +
+		"# Values in seconds since the epoch are shifted by -1795161600, so that time() - x is the age it was:\n"
+	if !strings.HasPrefix(series.String(), header) || !strings.Contains(series.String(), "#   dynamodb_ttl_last_sample_timestamp_seconds\n") {
+		t.Fatalf("header:\n%.600s", series.String())
+	}
+	rules := `groups:
+  - name: ages
+    rules:
+      - record: table:ttl_sample_age_seconds
+        expr: time() - dynamodb_ttl_last_sample_timestamp_seconds
+      - record: table:on_demand_switch_age_seconds
+        expr: time() - dynamodb_last_switch_to_on_demand_timestamp_seconds
+`
+	var test strings.Builder
+	test.WriteString("rule_files: [rules.yml]\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n")
+	test.WriteString(indentLines(series.String(), "    "))
+	// The TTL sampler samples the table on the hour (0, 1h, 2h, ...); the
+	// switch to on-demand happened at +1h.
+	test.WriteString(`    promql_expr_test:
+      - expr: table:ttl_sample_age_seconds
+        eval_time: 1h30m
+        exp_samples:
+          - labels: 'table:ttl_sample_age_seconds{account="demo",region="us-east-1",table="ages-switching"}'
+            value: 1800
+      - expr: table:ttl_sample_age_seconds
+        eval_time: 2h10m
+        exp_samples:
+          - labels: 'table:ttl_sample_age_seconds{account="demo",region="us-east-1",table="ages-switching"}'
+            value: 600
+      - expr: table:on_demand_switch_age_seconds
+        eval_time: 3h30m
+        exp_samples:
+          - labels: 'table:on_demand_switch_age_seconds{account="demo",region="us-east-1",table="ages-switching"}'
+            value: 9000
+`)
+	dir := t.TempDir()
+	for name, body := range map[string]string{"rules.yml": rules, "test.yml": test.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := testtools.RunCommand(t, "", testtools.Promtool(t), "test", "rules", filepath.Join(dir, "test.yml"))
+	if res.ExitCode != 0 {
+		t.Fatalf("promtool test rules (%d):\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+func indentLines(s, prefix string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n") + "\n"
 }

@@ -142,7 +142,10 @@ type ItemWrite struct {
 // them as if they had been written then (deletions that fell due before
 // the server clock are counted in TimeToLiveDeletedItemCount at their due
 // minutes on the next sweep). Validation and all-or-nothing semantics are
-// those of PutItems.
+// those of PutItems. The table is settled only up to the earliest write
+// (or the server clock, if earlier), so that a simulation writing its past
+// in time order can still rewrite items at a later past time (see
+// RewriteItemsAt) before their deletions are applied.
 func (s *Server) WriteItemsAt(region, table string, writes []ItemWrite) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -150,7 +153,11 @@ func (s *Server) WriteItemsAt(region, table string, writes []ItemWrite) error {
 	if t == nil {
 		return fmt.Errorf("awssim: write items: table %s not found in %s", table, region)
 	}
-	s.settleTable(region, t, s.now())
+	upTo := s.now()
+	for _, w := range writes {
+		upTo = minTime(upTo, w.At.UTC())
+	}
+	s.settleTable(region, t, upTo)
 	type prepared struct {
 		it   item
 		size int64

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 )
 
 // Recorder keeps every sample of every scrape, grouped by family and series.
@@ -194,20 +196,69 @@ func (r *Recorder) WriteOpenMetrics(w io.Writer) error {
 	return ew.err
 }
 
+// EpochUnit is the catalogue unit of the families whose value is a time,
+// as seconds since the Unix epoch.
+const EpochUnit = "seconds since epoch"
+
+// EpochFamilies returns the names of the catalogued families whose unit is
+// EpochUnit: WritePromtoolSeries shifts their values.
+func EpochFamilies() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range catalogue.All() {
+		if f.Unit == EpochUnit {
+			out[f.Name] = true
+		}
+	}
+	return out
+}
+
 // WritePromtoolSeries writes the recorded samples as the input_series of a
 // `promtool test rules` file, one value per step ("_" where a series was
 // absent). The first step is time 0 of the test; the step is its interval.
+//
+// promtool's clock starts at 0 (1970-01-01), not at the first scrape, so
+// the values of the families that are times (EpochFamilies) are shifted by
+// the first scrape's time: relative to promtool's epoch, they keep
+// `time() - x` equal to the age it was during the replay. The header (YAML
+// comments) says so, with the shift and the families shifted.
 func (r *Recorder) WritePromtoolSeries(w io.Writer) error {
 	ew := &errWriter{w: w}
+	var origin time.Time
+	if len(r.steps) > 0 {
+		origin = r.steps[0]
+	}
+	shift := float64(origin.Unix())
+	epoch := EpochFamilies()
+	var shifted []string
+	for _, f := range r.sortedFamilies() {
+		if epoch[f.name] {
+			shifted = append(shifted, f.name)
+		}
+	}
+	ew.printf("# dynamodb_exporter replay: promtool's time 0 is the first scrape, %s (Unix %d)", origin.UTC().Format(time.RFC3339), origin.Unix())
+	if len(r.steps) > 1 {
+		ew.printf("; one value per %s", r.steps[1].Sub(r.steps[0]))
+	}
+	ew.printf(".\n")
+	if len(shifted) > 0 {
+		ew.printf("# Values in seconds since the epoch are shifted by -%d, so that time() - x is the age it was:\n", origin.Unix())
+		for _, n := range shifted {
+			ew.printf("#   %s\n", n)
+		}
+	}
 	ew.printf("input_series:\n")
 	for _, f := range r.sortedFamilies() {
 		for _, s := range f.sortedSeries() {
 			vals := make([]string, len(r.steps))
 			for step := range r.steps {
-				if v, ok := s.at(step); ok {
-					vals[step] = formatValue(v)
-				} else {
+				v, ok := s.at(step)
+				switch {
+				case !ok:
 					vals[step] = "_"
+				case epoch[f.name]:
+					vals[step] = formatValue(v - shift)
+				default:
+					vals[step] = formatValue(v)
 				}
 			}
 			ew.printf("  - series: %s\n    values: %s\n", strconv.Quote(s.name+s.labels), strconv.Quote(strings.Join(vals, " ")))

@@ -8,7 +8,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
-// BenchmarkDemoStartup builds the demo scenario (10 tables, 90 days of
+// BenchmarkDemoStartup builds the demo scenario (13 tables, 90 days of
 // history at 1-minute resolution) on a fresh server.
 func BenchmarkDemoStartup(b *testing.B) {
 	sc := builtin(b, "demo")

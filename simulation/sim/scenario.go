@@ -118,7 +118,7 @@ const (
 )
 
 // EventSpec is one traffic event. Every (optional) repeats it from At until
-// Until (default: the horizon).
+// Until, for Count occurrences, or up to the horizon (the default).
 type EventSpec struct {
 	Type      string    `yaml:"type"`
 	At        Offset    `yaml:"at"`
@@ -133,14 +133,21 @@ type EventSpec struct {
 	Share     float64   `yaml:"share"`
 	Every     Duration  `yaml:"every"`
 	Until     *Offset   `yaml:"until"`
+	Count     int       `yaml:"count"`
 }
 
 // SwitchSpec is a billing-mode switch at a time. A switch to provisioned
-// uses Capacity (default: the table's capacity, and each GSI's).
+// uses Capacity (default: the table's capacity, and each GSI's). Every
+// (optional) repeats it from At until Until, for Count occurrences, or up
+// to the horizon; after validation TableSpec.BillingSwitches holds every
+// occurrence, in time order, with Every unset.
 type SwitchSpec struct {
 	At       Offset    `yaml:"at"`
 	Mode     string    `yaml:"mode"` // on_demand or provisioned
 	Capacity ReadWrite `yaml:"capacity"`
+	Every    Duration  `yaml:"every"`
+	Until    *Offset   `yaml:"until"`
+	Count    int       `yaml:"count"`
 }
 
 // TTL item classes: how the TTL attribute of generated items is written.
@@ -163,6 +170,7 @@ type TTLSpec struct {
 	ItemSize       int              `yaml:"item_size"` // bytes of padding per item (default 200)
 	Items          []PopulationSpec `yaml:"items"`
 	Writes         *WritesSpec      `yaml:"writes"`
+	Rewrites       []RewriteSpec    `yaml:"rewrites"`
 }
 
 // PopulationSpec is Count items of one class written at Written (spread
@@ -176,15 +184,53 @@ type PopulationSpec struct {
 	ExpiresIn Offset   `yaml:"expires_in"`
 }
 
-// WritesSpec is a steady stream of new items from From until Until (default
-// the horizon), PerMinute on average, each expiring ExpiresIn after it is
-// written.
+// WritesSpec is a steady flow of new items, PerMinute on average, from From
+// until Until (default: the whole history and horizon). It is split between
+// Streams, each with its share of the writes, TTL value class, retention,
+// attribute and time span. Without Streams, Class and ExpiresIn describe
+// one stream taking every write (the single-stream form); after validation
+// Streams always holds the streams and Class and ExpiresIn are unused.
 type WritesSpec struct {
-	PerMinute float64 `yaml:"per_minute"`
-	Class     string  `yaml:"class"` // default seconds
+	PerMinute float64      `yaml:"per_minute"`
+	Class     string       `yaml:"class"` // single-stream form; default seconds
+	ExpiresIn Offset       `yaml:"expires_in"`
+	From      Offset       `yaml:"from"`
+	Until     *Offset      `yaml:"until"`
+	Streams   []StreamSpec `yaml:"streams"`
+}
+
+// StreamSpec is one stream of written items: Share of the writes from From
+// until Until (default: the writes' span), each item's TTL attribute
+// (default: the table's) holding its write time plus ExpiresIn in Class.
+// The shares of the streams writing at any time sum to 1.
+type StreamSpec struct {
+	Share     float64 `yaml:"share"`
+	Class     string  `yaml:"class"` // seconds (default), milliseconds, string or missing
 	ExpiresIn Offset  `yaml:"expires_in"`
-	From      Offset  `yaml:"from"`
+	Attribute string  `yaml:"attribute"`
+	From      *Offset `yaml:"from"`
 	Until     *Offset `yaml:"until"`
+}
+
+// Rewrite matches: the class of an item's current TTL value.
+const (
+	MatchAny = "any" // every item
+)
+
+// RewriteSpec rewrites the TTL value of the items existing at At (a
+// backfill, a conversion): those whose FromAttribute (default: Attribute)
+// holds a value of class Match (default any) get Attribute (default: the
+// table's TTL attribute) set, in Class (default seconds), to At plus
+// ExpiresIn or, without ExpiresIn, to the expiry time their value already
+// held (items without a readable value are then left alone). Class
+// missing removes the attribute.
+type RewriteSpec struct {
+	At            Offset  `yaml:"at"`
+	Match         string  `yaml:"match"`
+	FromAttribute string  `yaml:"from_attribute"`
+	Attribute     string  `yaml:"attribute"`
+	Class         string  `yaml:"class"`
+	ExpiresIn     *Offset `yaml:"expires_in"`
 }
 
 // Fault kinds.
@@ -197,9 +243,15 @@ const (
 )
 
 // FaultSpec is a fault active from At for Duration (0: until the end).
+// Every (optional) repeats it from At until Until, for Count occurrences,
+// or up to the horizon; after validation Scenario.Faults holds every
+// occurrence, with Every unset.
 type FaultSpec struct {
 	At        Offset   `yaml:"at"`
 	Duration  Duration `yaml:"duration"`
+	Every     Duration `yaml:"every"`
+	Until     *Offset  `yaml:"until"`
+	Count     int      `yaml:"count"`
 	Kind      string   `yaml:"kind"`
 	Service   string   `yaml:"service"` // dynamodb, cloudwatch, application-autoscaling, sts
 	Operation string   `yaml:"operation"`

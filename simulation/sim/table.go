@@ -188,7 +188,7 @@ func newTableSim(e *Engine, spec *TableSpec, h0 int64) *tableSim {
 	for _, s := range spec.BillingSwitches {
 		t.switches = append(t.switches, scheduledSwitch{minute: e.start + minutesOf(s.At.D()), onDemand: s.Mode == modeOnDemand, capacity: s.Capacity})
 	}
-	if spec.TTL != nil && spec.TTL.Writes != nil {
+	if spec.TTL != nil {
 		t.writes = newWriteStream(t, spec.TTL)
 	}
 	t.vals = make([]float32, numChannels)

@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -106,11 +108,40 @@ func (sc *Scenario) validate() error {
 		}
 		seen[key] = sc.at(p + ".name")
 	}
+	var faults []FaultSpec
 	for i := range sc.Faults {
-		if err := v.fault(fmt.Sprintf("faults[%d]", i), &sc.Faults[i]); err != nil {
+		p := fmt.Sprintf("faults[%d]", i)
+		f := &sc.Faults[i]
+		if err := v.fault(p, f); err != nil {
 			return err
 		}
+		end, err := v.repeat(p, f.At, f.Every, f.Until, f.Count)
+		if err != nil {
+			return err
+		}
+		every := f.Every.D()
+		if every > 0 {
+			switch {
+			case f.Kind == FaultDeleteTable:
+				return v.errf(p+".every", "a %s fault cannot repeat", f.Kind)
+			case f.Duration.D() <= 0 || f.Duration.D() > every:
+				return v.errf(p+".duration", "a repeated fault needs a duration of at most every (%s)", formatOffset(every))
+			}
+		}
+		o := *f
+		o.Every, o.Until, o.Count = 0, nil, 0
+		for at := f.At.D(); at <= end.D(); at += every {
+			if len(faults) >= MaxFaults {
+				return v.errf(p+".every", "the scenario has more than %d faults", MaxFaults)
+			}
+			o.At = Offset(at)
+			faults = append(faults, o)
+			if every == 0 {
+				break
+			}
+		}
 	}
+	sc.Faults = faults
 	return nil
 }
 
@@ -194,25 +225,8 @@ func (v *validator) table(p string, t *TableSpec) error {
 	if err := v.traffic(p+".traffic", &t.Traffic); err != nil {
 		return err
 	}
-	last := time.Duration(math.MinInt64)
-	for j := range t.BillingSwitches {
-		sp := fmt.Sprintf("%s.billing_switches[%d]", p, j)
-		s := &t.BillingSwitches[j]
-		if err := v.inScenario(sp+".at", s.At); err != nil {
-			return err
-		}
-		if s.At.D() <= last {
-			return v.errf(sp+".at", "billing switches must be in time order")
-		}
-		last = s.At.D()
-		if s.Mode != modeOnDemand && s.Mode != modeProvisioned {
-			return v.errf(sp+".mode", "mode %q must be provisioned or on_demand", s.Mode)
-		}
-		if s.Capacity == (ReadWrite{}) {
-			s.Capacity = t.Capacity
-		} else if err := v.capacity(sp+".capacity", &s.Capacity); err != nil {
-			return err
-		}
+	if err := v.switches(p, t); err != nil {
+		return err
 	}
 	if t.TTL != nil {
 		return v.ttl(p+".ttl", t)
@@ -372,11 +386,123 @@ func (v *validator) event(p string, e *EventSpec) error {
 			return err
 		}
 	}
-	if e.Every != 0 && e.Every.D() < time.Minute {
-		return v.errf(p+".every", "every must be at least 1m")
+	until, err := v.repeat(p, e.At, e.Every, e.Until, e.Count)
+	if err != nil {
+		return err
 	}
 	if e.Every != 0 && e.Every.D() < e.Duration.D() {
 		return v.errf(p+".every", "every %s is shorter than the event's duration %s", formatOffset(e.Every.D()), formatOffset(e.Duration.D()))
+	}
+	if e.Count > 0 {
+		e.Until = &until
+	}
+	return nil
+}
+
+// repeat checks the every, until and count keys of a repeated item at p
+// starting at at, and returns its last occurrence: until, the count-th
+// occurrence, or the last one before the horizon.
+func (v *validator) repeat(p string, at Offset, every Duration, until *Offset, count int) (Offset, error) {
+	if !v.sc.has(p+".every") && every == 0 {
+		if until != nil {
+			return 0, v.errf(p+".until", "until needs every")
+		}
+		if v.sc.has(p + ".count") {
+			return 0, v.errf(p+".count", "count needs every")
+		}
+		return at, nil
+	}
+	if every.D() < time.Minute {
+		return 0, v.errf(p+".every", "every %s must be at least 1m", formatOffset(every.D()))
+	}
+	last := Offset(v.sc.Horizon.D())
+	switch {
+	case until != nil && v.sc.has(p+".count"):
+		return 0, v.errf(p+".count", "give until or count, not both")
+	case until != nil:
+		if err := v.inScenario(p+".until", *until); err != nil {
+			return 0, err
+		}
+		if *until < at {
+			return 0, v.errf(p+".until", "until %s is before at %s", formatOffset(until.D()), formatOffset(at.D()))
+		}
+		last = *until
+	case v.sc.has(p + ".count"):
+		if count < 1 {
+			return 0, v.errf(p+".count", "count %d must be at least 1", count)
+		}
+		last = Offset(at.D() + time.Duration(count-1)*every.D())
+		if last.D() > v.sc.Horizon.D() {
+			return 0, v.errf(p+".count", "the last of %d occurrences every %s from %s, at %s, is after the horizon %s",
+				count, formatOffset(every.D()), formatOffset(at.D()), formatOffset(last.D()), formatOffset(v.sc.Horizon.D()))
+		}
+	}
+	return last, nil
+}
+
+// MaxFaults bounds the faults of a scenario once repeated faults are
+// expanded.
+const MaxFaults = 10000
+
+// MaxSwitchesPerTable bounds the billing-mode switches of one table once
+// repeated switches are expanded.
+const MaxSwitchesPerTable = 10000
+
+// switches checks the billing switches of table t and expands the repeated
+// ones: after it, t.BillingSwitches holds every occurrence in time order.
+func (v *validator) switches(p string, t *TableSpec) error {
+	type occurrence struct {
+		s    SwitchSpec
+		path string
+	}
+	var all []occurrence
+	last := time.Duration(math.MinInt64)
+	for j := range t.BillingSwitches {
+		sp := fmt.Sprintf("%s.billing_switches[%d]", p, j)
+		s := t.BillingSwitches[j]
+		if !v.sc.has(sp+".at") && v.sc.has(sp+".every") {
+			return v.errf(sp, "a repeated billing switch needs an at time")
+		}
+		if err := v.inScenario(sp+".at", s.At); err != nil {
+			return err
+		}
+		if s.At.D() <= last {
+			return v.errf(sp+".at", "billing switches must be in time order (of their first occurrence)")
+		}
+		last = s.At.D()
+		if s.Mode != modeOnDemand && s.Mode != modeProvisioned {
+			return v.errf(sp+".mode", "mode %q must be provisioned or on_demand", s.Mode)
+		}
+		if s.Capacity == (ReadWrite{}) {
+			s.Capacity = t.Capacity
+		} else if err := v.capacity(sp+".capacity", &s.Capacity); err != nil {
+			return err
+		}
+		end, err := v.repeat(sp, s.At, s.Every, s.Until, s.Count)
+		if err != nil {
+			return err
+		}
+		every := s.Every.D()
+		s.Every, s.Until, s.Count = 0, nil, 0
+		for at := s.At.D(); at <= end.D(); at += every {
+			if len(all) >= MaxSwitchesPerTable {
+				return v.errf(sp+".every", "table %s has more than %d billing switches", t.Name, MaxSwitchesPerTable)
+			}
+			o := s
+			o.At = Offset(at)
+			all = append(all, occurrence{o, sp})
+			if every == 0 {
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b occurrence) int { return cmp.Compare(a.s.At, b.s.At) })
+	t.BillingSwitches = t.BillingSwitches[:0]
+	for i, o := range all {
+		if i > 0 && minutesOf(all[i-1].s.At.D()) == minutesOf(o.s.At.D()) {
+			return v.errf(o.path, "two billing switches at %s (%s and %s)", formatOffset(o.s.At.D()), v.sc.at(all[i-1].path), v.sc.at(o.path))
+		}
+		t.BillingSwitches = append(t.BillingSwitches, o.s)
 	}
 	return nil
 }
@@ -387,6 +513,9 @@ func (v *validator) ttl(p string, t *TableSpec) error {
 	tt := t.TTL
 	if tt.Attribute == "" {
 		return v.errf(p+".attribute", "a TTL setting needs the attribute name")
+	}
+	if err := v.attribute(p+".attribute", tt.Attribute); err != nil {
+		return err
 	}
 	if tt.Enabled == nil {
 		on := true
@@ -429,33 +558,202 @@ func (v *validator) ttl(p string, t *TableSpec) error {
 		}
 	}
 	if w := tt.Writes; w != nil {
-		wp := p + ".writes"
+		n, err := v.writes(p+".writes", tt)
+		if err != nil {
+			return err
+		}
+		total += n
+	}
+	for i := range tt.Rewrites {
+		if err := v.rewrite(fmt.Sprintf("%s.rewrites[%d]", p, i), tt, &tt.Rewrites[i]); err != nil {
+			return err
+		}
+	}
+	slices.SortStableFunc(tt.Rewrites, func(a, b RewriteSpec) int { return cmp.Compare(a.At, b.At) })
+	if total > MaxItemsPerTable {
+		return v.errf(p, "the TTL items of table %s (%d before the start) exceed %d", t.Name, total, MaxItemsPerTable)
+	}
+	return nil
+}
+
+// streamClasses are the classes a write stream or a rewrite may write.
+var streamClasses = []string{ClassSeconds, ClassString, ClassMilliseconds, ClassMissing}
+
+// attribute checks a TTL attribute name at path.
+func (v *validator) attribute(path, name string) error {
+	if name == "" || len(name) > 255 {
+		return v.errf(path, "attribute name %q must be 1 to 255 characters", name)
+	}
+	if name == keyAttribute || name == padAttribute {
+		return v.errf(path, "attribute name %q is taken by the simulated items' %s", name, map[string]string{keyAttribute: "key", padAttribute: "padding"}[name])
+	}
+	return nil
+}
+
+// writes checks the write streams of tt at p, turns the single-stream form
+// into one stream, and returns how many items they write before the start.
+func (v *validator) writes(p string, tt *TTLSpec) (int, error) {
+	w := tt.Writes
+	if err := v.number(p+".per_minute", w.PerMinute, 0, 1000, "rate"); err != nil {
+		return 0, err
+	}
+	if !v.sc.has(p + ".from") {
+		w.From = Offset(-v.sc.History.D())
+	}
+	if err := v.inScenario(p+".from", w.From); err != nil {
+		return 0, err
+	}
+	if w.Until != nil {
+		if err := v.inScenario(p+".until", *w.Until); err != nil {
+			return 0, err
+		}
+		if *w.Until <= w.From {
+			return 0, v.errf(p+".until", "until %s is not after from %s", formatOffset(w.Until.D()), formatOffset(w.From.D()))
+		}
+	}
+	if len(w.Streams) == 0 {
 		if w.Class == "" {
 			w.Class = ClassSeconds
 		}
-		if !slices.Contains(ttlClasses, w.Class) || w.Class == ClassLive || w.Class == ClassExpired {
-			return v.errf(wp+".class", "class %q must be seconds, string, milliseconds or missing", w.Class)
+		if !slices.Contains(streamClasses, w.Class) {
+			return 0, v.errf(p+".class", "class %q must be one of %v", w.Class, streamClasses)
 		}
-		if err := v.number(wp+".per_minute", w.PerMinute, 0, 1000, "rate"); err != nil {
-			return err
-		}
-		if !v.sc.has(wp + ".from") {
-			w.From = Offset(-v.sc.History.D())
-		}
-		if err := v.inScenario(wp+".from", w.From); err != nil {
-			return err
-		}
-		if w.Until != nil {
-			if err := v.inScenario(wp+".until", *w.Until); err != nil {
-				return err
+		from, until := w.From, w.Until
+		w.Streams = []StreamSpec{{Share: 1, Class: w.Class, ExpiresIn: w.ExpiresIn, Attribute: tt.Attribute, From: &from, Until: until}}
+	} else {
+		for _, k := range []string{"class", "expires_in"} {
+			if v.sc.has(p + "." + k) {
+				return 0, v.errf(p+"."+k, "with streams, %s is set per stream", k)
 			}
 		}
-		if w.From.D() < 0 {
-			total += int(w.PerMinute * (-w.From.D()).Minutes())
+		for i := range w.Streams {
+			if err := v.stream(fmt.Sprintf("%s.streams[%d]", p, i), tt, &w.Streams[i]); err != nil {
+				return 0, err
+			}
+		}
+		if err := v.shares(p+".streams", w.Streams); err != nil {
+			return 0, err
 		}
 	}
-	if total > MaxItemsPerTable {
-		return v.errf(p, "the TTL items of table %s (%d before the start) exceed %d", t.Name, total, MaxItemsPerTable)
+	n := 0.0
+	for _, st := range w.Streams {
+		end := time.Duration(0)
+		if st.Until != nil {
+			end = min(end, st.Until.D())
+		}
+		if d := end - st.From.D(); d > 0 {
+			n += w.PerMinute * st.Share * d.Minutes()
+		}
+	}
+	return int(n), nil
+}
+
+// stream checks one write stream at p and sets its defaults.
+func (v *validator) stream(p string, tt *TTLSpec, st *StreamSpec) error {
+	w := tt.Writes
+	if err := v.number(p+".share", st.Share, 1e-6, 1, "share"); err != nil {
+		return err
+	}
+	if st.Class == "" {
+		st.Class = ClassSeconds
+	}
+	if !slices.Contains(streamClasses, st.Class) {
+		return v.errf(p+".class", "unknown class %q (one of %v)", st.Class, streamClasses)
+	}
+	if st.Attribute == "" {
+		st.Attribute = tt.Attribute
+	} else if err := v.attribute(p+".attribute", st.Attribute); err != nil {
+		return err
+	}
+	if st.From == nil {
+		from := w.From
+		st.From = &from
+	} else if err := v.inScenario(p+".from", *st.From); err != nil {
+		return err
+	}
+	if st.Until == nil {
+		st.Until = w.Until
+	} else if err := v.inScenario(p+".until", *st.Until); err != nil {
+		return err
+	}
+	if st.Until != nil && *st.Until <= *st.From {
+		return v.errf(p+".until", "until %s is not after from %s", formatOffset(st.Until.D()), formatOffset(st.From.D()))
+	}
+	return nil
+}
+
+// shares checks that the shares of the streams writing at any time sum to
+// 1 (or that none writes).
+func (v *validator) shares(p string, streams []StreamSpec) error {
+	const open = time.Duration(math.MaxInt64)
+	until := func(st StreamSpec) time.Duration {
+		if st.Until == nil {
+			return open
+		}
+		return st.Until.D()
+	}
+	var cuts []time.Duration
+	for _, st := range streams {
+		cuts = append(cuts, st.From.D(), until(st))
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	for k := 0; k+1 < len(cuts); k++ {
+		var sum float64
+		var who []string
+		for i, st := range streams {
+			if st.From.D() <= cuts[k] && until(st) > cuts[k] {
+				sum += st.Share
+				who = append(who, fmt.Sprintf("streams[%d]", i))
+			}
+		}
+		if len(who) > 0 && math.Abs(sum-1) > 1e-9 {
+			to := "on"
+			if cuts[k+1] != open {
+				to = "to " + formatOffset(cuts[k+1])
+			}
+			return v.errf(p, "from %s %s the shares of the streams writing (%s) sum to %v, not 1",
+				formatOffset(cuts[k]), to, strings.Join(who, ", "), math.Round(sum*1e6)/1e6)
+		}
+	}
+	return nil
+}
+
+// rewriteMatches are the classes a rewrite may select items by.
+var rewriteMatches = []string{MatchAny, ClassSeconds, ClassMilliseconds, ClassString, ClassMissing}
+
+// rewrite checks one rewrite at p and sets its defaults.
+func (v *validator) rewrite(p string, tt *TTLSpec, rw *RewriteSpec) error {
+	if !v.sc.has(p + ".at") {
+		return v.errf(p, "a rewrite needs an at time")
+	}
+	if err := v.inScenario(p+".at", rw.At); err != nil {
+		return err
+	}
+	if rw.Match == "" {
+		rw.Match = MatchAny
+	}
+	if !slices.Contains(rewriteMatches, rw.Match) {
+		return v.errf(p+".match", "unknown match %q (one of %v)", rw.Match, rewriteMatches)
+	}
+	if rw.Class == "" {
+		rw.Class = ClassSeconds
+	}
+	if !slices.Contains(streamClasses, rw.Class) {
+		return v.errf(p+".class", "unknown class %q (one of %v)", rw.Class, streamClasses)
+	}
+	if rw.Attribute == "" {
+		rw.Attribute = tt.Attribute
+	} else if err := v.attribute(p+".attribute", rw.Attribute); err != nil {
+		return err
+	}
+	if rw.FromAttribute == "" {
+		rw.FromAttribute = rw.Attribute
+	} else if err := v.attribute(p+".from_attribute", rw.FromAttribute); err != nil {
+		return err
+	}
+	if rw.ExpiresIn == nil && rw.Match == ClassMissing && rw.Class != ClassMissing {
+		return v.errf(p, "items without a TTL value (match %s) need expires_in to be given one", rw.Match)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestScenarioErrors(t *testing.T) {
@@ -59,6 +60,83 @@ func TestScenarioErrors(t *testing.T) {
 		{"list expected", "tables: abc\n",
 			[]string{"tables (line 1)", "expected a list"}},
 		{"not yaml", "tables: [\n", []string{"scenario <input>"}},
+		// Repeated switches and events.
+		{"switch every zero", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 0s}\n",
+			[]string{"tables[0].billing_switches[0].every (line 4)", "every 0 must be at least 1m"}},
+		{"switch every below a minute", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 30s}\n",
+			[]string{"tables[0].billing_switches[0].every (line 4)", "at least 1m"}},
+		{"switch until before at", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 1d, until: -1d}\n",
+			[]string{"tables[0].billing_switches[0].until (line 4)", "until -1d is before at 1h0m0s"}},
+		{"switch until without every", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, until: 2d}\n",
+			[]string{"tables[0].billing_switches[0].until (line 4)", "until needs every"}},
+		{"switch count without every", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, count: 3}\n",
+			[]string{"tables[0].billing_switches[0].count (line 4)", "count needs every"}},
+		{"switch count and until", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 1h, count: 3, until: 5h}\n",
+			[]string{"tables[0].billing_switches[0].count (line 4)", "until or count, not both"}},
+		{"switch count zero", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 1h, count: 0}\n",
+			[]string{"tables[0].billing_switches[0].count (line 4)", "count 0 must be at least 1"}},
+		{"switch count beyond the horizon", "horizon: 1d\ntables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 12h, count: 3}\n",
+			[]string{"tables[0].billing_switches[0].count (line 5)", "after the horizon 1d"}},
+		{"switch until beyond the horizon", "horizon: 1d\ntables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 12h, until: 3d}\n",
+			[]string{"tables[0].billing_switches[0].until (line 5)", "3d is outside the scenario"}},
+		{"repeated switches collide", "tables:\n  - name: abc\n    billing_switches:\n      - {at: 1h, mode: on_demand, every: 2h}\n      - {at: 2h, mode: provisioned, every: 1h}\n",
+			[]string{"tables[0].billing_switches[1] (line 5)", "two billing switches at 3h0m0s", "billing_switches[0] (line 4)"}},
+		{"too many switches", "tables:\n  - name: abc\n    billing_switches:\n      - {at: -90d, mode: on_demand, every: 1m}\n",
+			[]string{"tables[0].billing_switches[0].every (line 4)", "more than 10000 billing switches"}},
+		{"switch without at", "tables:\n  - name: abc\n    billing_switches:\n      - {mode: on_demand, every: 1d}\n",
+			[]string{"tables[0].billing_switches[0] (line 4)", "needs an at time"}},
+		{"event count without every", "tables:\n  - name: abc\n    traffic:\n      events:\n        - {type: step, at: 1h, factor: 2, count: 2}\n",
+			[]string{"tables[0].traffic.events[0].count (line 5)", "count needs every"}},
+		{"event count beyond the horizon", "horizon: 2d\ntables:\n  - name: abc\n    traffic:\n      events:\n        - {type: spike, at: 1h, duration: 5m, factor: 2, every: 1d, count: 4}\n",
+			[]string{"tables[0].traffic.events[0].count (line 6)", "after the horizon"}},
+		{"event every zero", "tables:\n  - name: abc\n    traffic:\n      events:\n        - {type: spike, at: 1h, duration: 5m, factor: 2, every: 0s}\n",
+			[]string{"tables[0].traffic.events[0].every (line 5)", "must be at least 1m"}},
+		{"repeated table deletion", "tables:\n  - name: abc\nfaults:\n  - {at: 1h, kind: delete_table, table: abc, every: 1d}\n",
+			[]string{"faults[0].every (line 4)", "cannot repeat"}},
+		{"repeated fault without duration", "faults:\n  - {at: 1h, kind: throttling, service: cloudwatch, every: 1d}\n",
+			[]string{"faults[0].duration", "duration of at most every (1d)"}},
+		{"repeated fault count beyond the horizon", "horizon: 1d\nfaults:\n  - {at: 1h, duration: 5m, kind: throttling, service: cloudwatch, every: 12h, count: 3}\n",
+			[]string{"faults[0].count (line 3)", "after the horizon 1d"}},
+		// TTL write streams.
+		{"stream shares sum above 1", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 1, class: seconds, expires_in: 30d}\n          - {share: 0.3, class: milliseconds, expires_in: 30d, from: 2h}\n",
+			[]string{"tables[0].ttl.writes.streams (line 7)", "from 2h0m0s on", "(streams[0], streams[1]) sum to 1.3, not 1"}},
+		{"stream shares sum below 1", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 0.5, expires_in: 30d, until: 1h}\n          - {share: 1, expires_in: 30m, from: 1h}\n",
+			[]string{"tables[0].ttl.writes.streams (line 7)", "from -90d to 1h0m0s", "(streams[0]) sum to 0.5"}},
+		{"stream share zero", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 0, expires_in: 30d}\n",
+			[]string{"tables[0].ttl.writes.streams[0].share (line 8)", "share 0 must be between"}},
+		{"stream ends before it starts", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 1, expires_in: 30d, from: 2h, until: 1h}\n",
+			[]string{"tables[0].ttl.writes.streams[0].until (line 8)", "until 1h0m0s is not after from 2h0m0s"}},
+		{"stream unknown class", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 1, class: nanoseconds}\n",
+			[]string{"tables[0].ttl.writes.streams[0].class (line 8)", `unknown class "nanoseconds"`}},
+		{"stream live class", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 1, class: live}\n",
+			[]string{"tables[0].ttl.writes.streams[0].class (line 8)", `unknown class "live"`}},
+		{"stream outside the scenario", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 1, from: -100d}\n",
+			[]string{"tables[0].ttl.writes.streams[0].from (line 8)", "-100d is outside the scenario"}},
+		{"stream attribute taken", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        streams:\n          - {share: 1, attribute: pk}\n",
+			[]string{"tables[0].ttl.writes.streams[0].attribute (line 8)", `"pk" is taken by the simulated items' key`}},
+		{"streams with a writes class", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 1\n        class: seconds\n        streams:\n          - {share: 1}\n",
+			[]string{"tables[0].ttl.writes.class (line 7)", "with streams, class is set per stream"}},
+		{"writes until before from", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes: {per_minute: 1, from: -1d, until: -2d}\n",
+			[]string{"tables[0].ttl.writes.until (line 5)", "until -2d is not after from -1d"}},
+		{"single stream unknown class", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes: {per_minute: 1, class: micros}\n",
+			[]string{"tables[0].ttl.writes.class (line 5)", `class "micros" must be one of`}},
+		{"streams write too many items", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      writes:\n        per_minute: 10\n        streams:\n          - {share: 1, from: -30d}\n",
+			[]string{"tables[0].ttl (line 3)", "exceed 200000"}},
+		// TTL rewrites.
+		{"rewrite without at", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      rewrites:\n        - {class: seconds}\n",
+			[]string{"tables[0].ttl.rewrites[0] (line 6)", "needs an at time"}},
+		{"rewrite outside the scenario", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      rewrites:\n        - {at: 8d}\n",
+			[]string{"tables[0].ttl.rewrites[0].at (line 6)", "8d is outside the scenario"}},
+		{"rewrite unknown match", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      rewrites:\n        - {at: 1h, match: expired}\n",
+			[]string{"tables[0].ttl.rewrites[0].match (line 6)", `unknown match "expired"`}},
+		{"rewrite unknown class", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      rewrites:\n        - {at: 1h, class: micros}\n",
+			[]string{"tables[0].ttl.rewrites[0].class (line 6)", `unknown class "micros"`}},
+		{"rewrite of missing values without expires_in", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      rewrites:\n        - {at: 1h, match: missing}\n",
+			[]string{"tables[0].ttl.rewrites[0] (line 6)", "need expires_in"}},
+		{"rewrite attribute taken", "tables:\n  - name: abc\n    ttl:\n      attribute: ttl\n      rewrites:\n        - {at: 1h, from_attribute: data}\n",
+			[]string{"tables[0].ttl.rewrites[0].from_attribute (line 6)", "taken by the simulated items' padding"}},
+		{"TTL attribute taken", "tables:\n  - name: abc\n    ttl:\n      attribute: pk\n",
+			[]string{"tables[0].ttl.attribute (line 4)", "taken by the simulated items' key"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := LoadScenario([]byte(c.yaml))
@@ -116,5 +194,90 @@ func TestParseOffset(t *testing.T) {
 		if _, err := parseOffset(bad); err == nil {
 			t.Errorf("parseOffset(%q) accepted", bad)
 		}
+	}
+}
+
+// TestScenarioExpansion checks what validation makes of the new forms: the
+// single-stream writes become one stream with every write, repeated
+// switches every occurrence in time order, and an event's count its until.
+func TestScenarioExpansion(t *testing.T) {
+	sc, err := LoadScenario([]byte(`horizon: 1d
+tables:
+  - name: abc
+    billing_switches:
+      - {at: -1d, mode: on_demand, every: 8h, count: 3}
+      - {at: -20h, mode: provisioned, every: 8h, until: 0}
+      - {at: 2h, mode: on_demand}
+    traffic:
+      events:
+        - {type: spike, at: -2d, duration: 5m, factor: 2, every: 1d, count: 2}
+    ttl:
+      attribute: ttl
+      writes: {per_minute: 2, class: milliseconds, expires_in: 7d, from: -1d}
+faults:
+  - {at: 1h, duration: 5m, kind: throttling, service: cloudwatch, operation: GetMetricData, every: 6h, count: 3}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := sc.Tables[0]
+	var got []string
+	for _, s := range tb.BillingSwitches {
+		if s.Every != 0 || s.Until != nil || s.Count != 0 {
+			t.Errorf("expanded switch %+v keeps its repetition", s)
+		}
+		got = append(got, formatOffset(s.At.D())+" "+s.Mode)
+	}
+	want := "-1d on_demand, -20h0m0s provisioned, -16h0m0s on_demand, -12h0m0s provisioned, -8h0m0s on_demand, -4h0m0s provisioned, 2h0m0s on_demand"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("switches\n%s\nwant\n%s", strings.Join(got, ", "), want)
+	}
+	if u := tb.Traffic.Events[0].Until; u == nil || u.D() != -24*time.Hour {
+		t.Errorf("event until %v, want -1d (the second of 2 daily occurrences from -2d)", u)
+	}
+	if len(sc.Faults) != 3 || sc.Faults[2].At.D() != 13*time.Hour || sc.Faults[2].Every != 0 || sc.Faults[2].Duration.D() != 5*time.Minute {
+		t.Errorf("faults %+v, want 3 occurrences every 6h from 1h", sc.Faults)
+	}
+	w := tb.TTL.Writes
+	if len(w.Streams) != 1 {
+		t.Fatalf("single-stream writes became %d streams", len(w.Streams))
+	}
+	st := w.Streams[0]
+	if st.Share != 1 || st.Class != ClassMilliseconds || st.ExpiresIn.D() != 7*24*time.Hour || st.Attribute != "ttl" || st.From.D() != -24*time.Hour || st.Until != nil {
+		t.Errorf("stream %+v (from %v), want share 1, milliseconds, 7d, ttl, from -1d, no end", st, st.From.D())
+	}
+}
+
+// TestREADMEExampleLoads keeps the format example of README.md true: it
+// must load, and its repeated switches and rewrites must expand.
+func TestREADMEExampleLoads(t *testing.T) {
+	doc, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("no yaml example in README.md")
+	}
+	sc, err := LoadScenario([]byte(example))
+	if err != nil {
+		t.Fatalf("the README example does not load: %v", err)
+	}
+	var orders *TableSpec
+	for i := range sc.Tables {
+		if sc.Tables[i].Name == "orders" {
+			orders = &sc.Tables[i]
+		}
+	}
+	if orders == nil {
+		t.Fatal("no orders table in the README example")
+	}
+	// 2 single switches, 13 every 4h from 1d to 3d, 12 counted ones.
+	if n := len(orders.BillingSwitches); n != 2+13+12 {
+		t.Errorf("%d billing switches after expansion, want 27", n)
+	}
+	if n := len(orders.TTL.Rewrites); n != 3 {
+		t.Errorf("%d rewrites, want 3", n)
 	}
 }
