@@ -17,16 +17,17 @@ const (
 	perOperation
 	// perAccount: no dimensions (account and region level).
 	perAccount
+	// perTableOnlyIndexLabel: TableName only, in a family labelled by
+	// index (the index label is empty).
+	perTableOnlyIndexLabel
 )
 
 // valueKind says how CloudWatch values become the family's value.
 type valueKind int
 
 const (
-	// perSecondGauge: the latest minute's Sum divided by 60.
-	perSecondGauge valueKind = iota
 	// sumCounter: every minute's Sum is added to a counter.
-	sumCounter
+	sumCounter valueKind = iota
 	// millisecondsGauge: the latest minute's value, from milliseconds to seconds.
 	millisecondsGauge
 )
@@ -54,14 +55,22 @@ var throttleCauses = []struct{ metricPart, label string }{
 // specs is every CloudWatch metric the collector can request, as data.
 var specs = func() []metricSpec {
 	s := []metricSpec{
-		{"ConsumedReadCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedReadCapacityUnits, perSecondGauge, nil},
-		{"ConsumedWriteCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedWriteCapacityUnits, perSecondGauge, nil},
+		{"ConsumedReadCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedReadCapacityUnitsTotal, sumCounter, nil},
+		{"ConsumedWriteCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedWriteCapacityUnitsTotal, sumCounter, nil},
 		{"ReadThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"read"}},
 		{"WriteThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"write"}},
 	}
 	for _, kind := range []struct{ prefix, label string }{{"Read", "read"}, {"Write", "write"}} {
 		for _, c := range throttleCauses {
-			s = append(s, metricSpec{kind.prefix + c.metricPart + "ThrottleEvents", "Sum", perTableAndIndex,
+			shape := perTableAndIndex
+			if kind.prefix+c.metricPart == "WriteAccountLimit" {
+				// WriteAccountLimitThrottleEvents is documented with the
+				// TableName dimension only ("DynamoDB metrics and
+				// dimensions", Amazon DynamoDB Developer Guide): a query
+				// per GSI would be billed for a series that never exists.
+				shape = perTableOnlyIndexLabel
+			}
+			s = append(s, metricSpec{kind.prefix + c.metricPart + "ThrottleEvents", "Sum", shape,
 				catalogue.ThrottleEventsByCauseTotal, sumCounter, []string{kind.label, c.label}})
 		}
 	}

@@ -77,7 +77,7 @@ type ttlTableState struct {
 	expired  ttl.Estimate
 	never    ttl.Estimate
 	haveEst  bool
-	oldest   time.Duration
+	oldest   float64 // TTL value of the oldest expired item seen, 0 if none
 	consumed float64
 	lifetime histogram
 }
@@ -285,7 +285,7 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	ts.haveEst = err == nil && err2 == nil
 	ts.expired, ts.never = expired, never
 	ts.counts = res.Counts()
-	ts.oldest = res.OldestExpiredAge
+	ts.oldest = res.OldestExpiredTTL
 	ts.sampled = now
 	ts.failed = time.Time{}
 	for _, v := range res.LiveRemaining {
@@ -321,8 +321,10 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsUpperBound, ts.never.ItemsUpper, lv...),
 			)
 		}
+		if ts.oldest > 0 {
+			ms = append(ms, catalogue.MustMetric(catalogue.TTLOldestExpiredItemTimestamp, ts.oldest, lv...))
+		}
 		ms = append(ms,
-			catalogue.MustMetric(catalogue.TTLOldestExpiredItemAge, ts.oldest.Seconds(), lv...),
 			catalogue.MustMetric(catalogue.TTLLastSampleTimestamp, float64(ts.sampled.UnixNano())/1e9, lv...),
 			catalogue.MustHistogram(catalogue.TTLLiveItemRemainingLifetime, ts.lifetime.count, ts.lifetime.sum, ts.lifetime.bucketMap(), lv...),
 		)

@@ -60,6 +60,9 @@ type SampleResult struct {
 	ConsumedReadUnits float64
 	// OldestExpiredAge is how long ago the oldest expired item seen expired.
 	OldestExpiredAge time.Duration
+	// OldestExpiredTTL is the TTL value (expiry time, Unix seconds) of the
+	// oldest expired item seen; 0 when none was seen.
+	OldestExpiredTTL float64
 	// LiveRemaining holds the remaining lifetime, in seconds, of each live item read.
 	LiveRemaining []float64
 }
@@ -111,6 +114,7 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 		counts := ttl.SegmentCounts{Segment: seg}
 		var live []float64
 		var oldest time.Duration
+		var oldestTTL float64
 		in := &dynamodb.ScanInput{
 			TableName:                aws.String(name),
 			ProjectionExpression:     aws.String(projection),
@@ -149,7 +153,7 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 				case ttl.Expired:
 					if at, ok := epochSeconds(item[opts.Attribute]); ok {
 						if age := time.Duration((float64(opts.Now.Unix()) - at) * float64(time.Second)); age > oldest {
-							oldest = age
+							oldest, oldestTTL = age, at
 						}
 					}
 				}
@@ -165,7 +169,7 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 		res.Sample.Segments = append(res.Sample.Segments, counts)
 		res.LiveRemaining = append(res.LiveRemaining, live...)
 		if oldest > res.OldestExpiredAge {
-			res.OldestExpiredAge = oldest
+			res.OldestExpiredAge, res.OldestExpiredTTL = oldest, oldestTTL
 		}
 		if opts.Progress != nil {
 			opts.Progress(done+1, planned)

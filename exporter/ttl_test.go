@@ -105,7 +105,7 @@ collectors:
 	}{
 		{catalogue.TTLExpiredItemsEstimate, 6}, {catalogue.TTLExpiredItemsLowerBound, 6}, {catalogue.TTLExpiredItemsUpperBound, 6},
 		{catalogue.TTLNeverExpiringItemsEstimate, 9}, {catalogue.TTLNeverExpiringItemsLowerBound, 9}, {catalogue.TTLNeverExpiringItemsUpperBound, 9},
-		{catalogue.TTLOldestExpiredItemAge, 7 * 3600},
+		{catalogue.TTLOldestExpiredItemTimestamp, float64(now.Add(-7 * time.Hour).Unix())},
 		{catalogue.TTLLastSampleTimestamp, float64(now.Unix())},
 	}
 	for _, e := range exact {
