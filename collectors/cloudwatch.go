@@ -144,6 +144,21 @@ type Plan struct {
 	ListMetricsPages int
 }
 
+// IdleFloor returns how many of the candidate series DynamoDB publishes even
+// for an idle table or index (consumed read and write capacity): they are
+// queried every cycle whatever the traffic, the floor of the bill.
+func (p Plan) IdleFloor() int {
+	n := 0
+	for _, ks := range [][]seriesKey{p.Queried, p.ProvenZero} {
+		for _, k := range ks {
+			if specs[k.spec].publishedWhenIdle {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // Requests returns the GetMetricData requests the plan needs when every
 // series shares one window.
 func (p Plan) Requests() int {

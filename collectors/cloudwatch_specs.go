@@ -41,6 +41,11 @@ type metricSpec struct {
 	kind   valueKind
 	// extra label values after the dimension labels (kind, cause).
 	extra []string
+	// publishedWhenIdle marks the metrics DynamoDB keeps publishing, with
+	// zero values, for an idle table or index (ConsumedRead/Write
+	// CapacityUnits, "Identifying your unused resources", Amazon DynamoDB
+	// Developer Guide): they are always listed, so always queried.
+	publishedWhenIdle bool
 }
 
 // throttleCauses maps the CloudWatch name part of each cause-specific throttle
@@ -55,10 +60,10 @@ var throttleCauses = []struct{ metricPart, label string }{
 // specs is every CloudWatch metric the collector can request, as data.
 var specs = func() []metricSpec {
 	s := []metricSpec{
-		{"ConsumedReadCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedReadCapacityUnitsTotal, sumCounter, nil},
-		{"ConsumedWriteCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedWriteCapacityUnitsTotal, sumCounter, nil},
-		{"ReadThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"read"}},
-		{"WriteThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"write"}},
+		{"ConsumedReadCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedReadCapacityUnitsTotal, sumCounter, nil, true},
+		{"ConsumedWriteCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedWriteCapacityUnitsTotal, sumCounter, nil, true},
+		{"ReadThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"read"}, false},
+		{"WriteThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"write"}, false},
 	}
 	for _, kind := range []struct{ prefix, label string }{{"Read", "read"}, {"Write", "write"}} {
 		for _, c := range throttleCauses {
@@ -71,16 +76,16 @@ var specs = func() []metricSpec {
 				shape = perTableOnlyIndexLabel
 			}
 			s = append(s, metricSpec{kind.prefix + c.metricPart + "ThrottleEvents", "Sum", shape,
-				catalogue.ThrottleEventsByCauseTotal, sumCounter, []string{kind.label, c.label}})
+				catalogue.ThrottleEventsByCauseTotal, sumCounter, []string{kind.label, c.label}, false})
 		}
 	}
 	s = append(s,
-		metricSpec{"ThrottledRequests", "Sum", perOperation, catalogue.ThrottledRequestsTotal, sumCounter, nil},
-		metricSpec{"SystemErrors", "Sum", perOperation, catalogue.SystemErrorsTotal, sumCounter, nil},
-		metricSpec{"SuccessfulRequestLatency", "Average", perOperation, catalogue.SuccessfulRequestLatencyAverage, millisecondsGauge, nil},
-		metricSpec{"SuccessfulRequestLatency", "p99", perOperation, catalogue.SuccessfulRequestLatencyP99, millisecondsGauge, nil},
-		metricSpec{"TimeToLiveDeletedItemCount", "Sum", perTable, catalogue.TTLDeletedItemsTotal, sumCounter, nil},
-		metricSpec{"UserErrors", "Sum", perAccount, catalogue.UserErrorsTotal, sumCounter, nil},
+		metricSpec{"ThrottledRequests", "Sum", perOperation, catalogue.ThrottledRequestsTotal, sumCounter, nil, false},
+		metricSpec{"SystemErrors", "Sum", perOperation, catalogue.SystemErrorsTotal, sumCounter, nil, false},
+		metricSpec{"SuccessfulRequestLatency", "Average", perOperation, catalogue.SuccessfulRequestLatencyAverage, millisecondsGauge, nil, false},
+		metricSpec{"SuccessfulRequestLatency", "p99", perOperation, catalogue.SuccessfulRequestLatencyP99, millisecondsGauge, nil, false},
+		metricSpec{"TimeToLiveDeletedItemCount", "Sum", perTable, catalogue.TTLDeletedItemsTotal, sumCounter, nil, false},
+		metricSpec{"UserErrors", "Sum", perAccount, catalogue.UserErrorsTotal, sumCounter, nil, false},
 	)
 	return s
 }()
