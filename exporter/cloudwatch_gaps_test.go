@@ -73,3 +73,29 @@ func TestNewSeriesFirstFetchFailureKeepsItsWindow(t *testing.T) {
 		t.Errorf("throttle counter after the retry = %v, want 9: the first window of a new series was lost", got)
 	}
 }
+
+// TestConsumedCounterLosesNoSpikeAtFiveMinutes: at a 5-minute cycle, a
+// one-minute spike in the middle of a cycle is in the consumed counter (the
+// per-minute gauge it replaces showed only the cycle's last minute), so
+// increase() over the cycle equals the sum of CloudWatch's Sums.
+func TestConsumedCounterLosesNoSpikeAtFiveMinutes(t *testing.T) {
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {interval: 5m}, capacity: {enabled: false}, ttl: {enabled: false}}\n", func(sim *awssim.Server) {
+		mustPut(sim, "us-east-1", provisioned("orders", 100, 50))
+	})
+	h.cycle()
+	labels := map[string]string{"table": "orders", "index": ""}
+	before := mustValue(t, h.scrape(), catalogue.ConsumedReadCapacityUnitsTotal, labels)
+	// The next cycle's window: the five minutes after the first cycle's end.
+	first := start.Add(-3 * time.Minute).Truncate(time.Minute)
+	sums := []float64{600, 600, 36000, 600, 600} // a 600 units/s spike in the third minute
+	want := 0.0
+	for i, v := range sums {
+		putSum(h.sim, "us-east-1", metric("ConsumedReadCapacityUnits", "TableName", "orders"), first.Add(time.Duration(i)*time.Minute), v)
+		want += v
+	}
+	h.clk.Advance(5 * time.Minute)
+	h.cycle()
+	if got := mustValue(t, h.scrape(), catalogue.ConsumedReadCapacityUnitsTotal, labels) - before; got != want {
+		t.Errorf("consumed read units over the 5-minute cycle = %v, want %v (the spike minute included)", got, want)
+	}
+}
