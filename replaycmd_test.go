@@ -129,10 +129,10 @@ func TestReplayExporterFaults(t *testing.T) {
 	if _, at := last("dynamodb_table_info{", `table="faults-temp"`); at == 0 || at < deleted-600 || at > deleted+6*60 {
 		t.Errorf("faults-temp last served at %d; want shortly after its deletion at %d", at, deleted)
 	}
-	if _, at := last("dynamodb_consumed_read_capacity_units{", `table="faults-temp"`); at > deleted+6*60 {
+	if _, at := last("dynamodb_consumed_read_capacity_units_total{", `table="faults-temp"`); at > deleted+6*60 {
 		t.Errorf("faults-temp consumed capacity still served at %d after its deletion at %d", at, deleted)
 	}
-	if _, at := last("dynamodb_consumed_read_capacity_units{", `table="faults-orders"`); at != end {
+	if _, at := last("dynamodb_consumed_read_capacity_units_total{", `table="faults-orders"`); at != end {
 		t.Errorf("faults-orders consumed capacity last served at %d, want %d", at, end)
 	}
 }

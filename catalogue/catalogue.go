@@ -58,8 +58,8 @@ type Family struct {
 // Names of every family, as constants so that code refers to them by name and
 // the compiler catches typos.
 const (
-	ConsumedReadCapacityUnits        = "dynamodb_consumed_read_capacity_units"
-	ConsumedWriteCapacityUnits       = "dynamodb_consumed_write_capacity_units"
+	ConsumedReadCapacityUnitsTotal   = "dynamodb_consumed_read_capacity_units_total"
+	ConsumedWriteCapacityUnitsTotal  = "dynamodb_consumed_write_capacity_units_total"
 	ThrottleEventsTotal              = "dynamodb_throttle_events_total"
 	ThrottleEventsByCauseTotal       = "dynamodb_throttle_events_by_cause_total"
 	ThrottledRequestsTotal           = "dynamodb_throttled_requests_total"
@@ -91,7 +91,7 @@ const (
 	TTLNeverExpiringItemsEstimate    = "dynamodb_ttl_never_expiring_items_estimate"
 	TTLNeverExpiringItemsLowerBound  = "dynamodb_ttl_never_expiring_items_lower_bound"
 	TTLNeverExpiringItemsUpperBound  = "dynamodb_ttl_never_expiring_items_upper_bound"
-	TTLOldestExpiredItemAge          = "dynamodb_ttl_oldest_expired_item_age_seconds"
+	TTLOldestExpiredItemTimestamp    = "dynamodb_ttl_oldest_expired_item_timestamp_seconds"
 	TTLLiveItemRemainingLifetime     = "dynamodb_ttl_live_item_remaining_lifetime_seconds"
 	TTLSamplerConsumedReadUnitsTotal = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
 	TTLLastSampleTimestamp           = "dynamodb_ttl_last_sample_timestamp_seconds"
@@ -134,12 +134,12 @@ func concat(parts ...[]Family) []Family {
 // awsFamilies are read from AWS. Keep them grouped by source.
 var awsFamilies = []Family{
 	// CloudWatch, AWS/DynamoDB namespace.
-	{ConsumedReadCapacityUnits, Gauge,
-		"Read capacity units consumed per second during the last complete CloudWatch minute (Sum divided by the period); index is empty for the base table." + backgroundNote,
-		indexLabels, "capacity units per second", "CloudWatch ConsumedReadCapacityUnits, Sum / 60"},
-	{ConsumedWriteCapacityUnits, Gauge,
-		"Write capacity units consumed per second during the last complete CloudWatch minute (Sum divided by the period); index is empty for the base table." + backgroundNote,
-		indexLabels, "capacity units per second", "CloudWatch ConsumedWriteCapacityUnits, Sum / 60"},
+	{ConsumedReadCapacityUnitsTotal, Counter,
+		"Read capacity units consumed since the exporter started watching the table or index: the sum of CloudWatch's 1-minute Sums, every minute fetched once and none skipped, so rate() gives units per second over any window; index is empty for the base table." + backgroundNote,
+		indexLabels, "capacity units", "CloudWatch ConsumedReadCapacityUnits, Sum"},
+	{ConsumedWriteCapacityUnitsTotal, Counter,
+		"Write capacity units consumed since the exporter started watching the table or index: the sum of CloudWatch's 1-minute Sums, every minute fetched once and none skipped, so rate() gives units per second over any window; index is empty for the base table." + backgroundNote,
+		indexLabels, "capacity units", "CloudWatch ConsumedWriteCapacityUnits, Sum"},
 	{ThrottleEventsTotal, Counter,
 		"Throttle events by kind (read or write) since the exporter started watching the table; stays flat while CloudWatch proves there were none." + backgroundNote,
 		append(append([]string{}, indexLabels...), LabelKind), "events", "CloudWatch ReadThrottleEvents / WriteThrottleEvents, Sum"},
@@ -242,9 +242,9 @@ var awsFamilies = []Family{
 	{TTLNeverExpiringItemsUpperBound, Gauge,
 		"Upper bound of the 95% interval of the never-expiring item estimate." + backgroundNote,
 		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
-	{TTLOldestExpiredItemAge, Gauge,
-		"Time since the TTL of the oldest expired item seen by the last sample passed: how late deletion runs; 0 when the sample held no expired item." + backgroundNote,
-		tableLabels, "seconds", "DynamoDB Scan sample"},
+	{TTLOldestExpiredItemTimestamp, Gauge,
+		"TTL value (the expiry time, Unix seconds) of the oldest expired item the last sample saw; time() minus it is how late deletion runs; absent when the sample held no expired item." + backgroundNote,
+		tableLabels, "seconds since epoch", "DynamoDB Scan sample"},
 	{TTLLiveItemRemainingLifetime, Histogram,
 		"Remaining lifetime (TTL value minus now) of the live items the sampler has read since the exporter started; a retention that suddenly got shorter moves it down." + backgroundNote,
 		tableLabels, "seconds", "DynamoDB Scan sample"},
@@ -259,7 +259,7 @@ var awsFamilies = []Family{
 // exporterFamilies describe the exporter itself.
 var exporterFamilies = []Family{
 	{ExporterTTLSamplesTotal, Counter,
-		"TTL samples attempted, by outcome: complete, partial (read budget ran out; the segments read form the sample), skipped_budget (account budget for the hour spent) or error.",
+		"TTL samples attempted, by outcome: complete, partial (read budget ran out; the segments read form the sample), skipped_budget (account budget for the hour spent), skipped_unknown_size (DynamoDB reports no item count or size yet, as for up to six hours after a table is created or imported, and the table is larger than one sample) or error.",
 		[]string{LabelAccount, LabelRegion, LabelOutcome}, "samples", "exporter"},
 	{ExporterAWSRequestsTotal, Counter,
 		"AWS API calls made by the exporter, by service and operation.",
@@ -271,11 +271,11 @@ var exporterFamilies = []Family{
 		"Duration of the collector's last run.",
 		[]string{LabelCollector}, "seconds", "exporter"},
 	{ExporterCollectorLastSuccess, Gauge,
-		"Time the collector last completed a run without any error, as Unix seconds.",
-		[]string{LabelCollector}, "seconds since epoch", "exporter"},
+		"Time the collector last completed a run without any error for the account and region, as Unix seconds.",
+		[]string{LabelCollector, LabelAccount, LabelRegion}, "seconds since epoch", "exporter"},
 	{ExporterCollectorSuccess, Gauge,
-		"1 if the collector's last run completed without any error, else 0 (it keeps serving what it knew).",
-		[]string{LabelCollector}, "boolean", "exporter"},
+		"1 if the collector's last run completed without any error for the account and region, else 0 (it keeps serving what it knew there).",
+		[]string{LabelCollector, LabelAccount, LabelRegion}, "boolean", "exporter"},
 	{ExporterCollectorErrorsTotal, Counter,
 		"Errors met by the collector (a failed AWS call, a table that could not be read), counted one by one.",
 		[]string{LabelCollector}, "errors", "exporter"},

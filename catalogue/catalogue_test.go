@@ -30,6 +30,15 @@ func TestFamiliesFollowConventions(t *testing.T) {
 		if f.Unit == "seconds" && !strings.HasSuffix(f.Name, "_seconds") {
 			t.Errorf("%s: a family in seconds must end in _seconds", f.Name)
 		}
+		if f.Unit == "seconds since epoch" && !strings.HasSuffix(f.Name, "_timestamp_seconds") {
+			t.Errorf("%s: a Unix time must end in _timestamp_seconds", f.Name)
+		}
+		if strings.Contains(f.Name, "_age_") || strings.Contains(f.Name, "_since_") {
+			// An age computed at sampling time freezes between samples and
+			// goes stale silently; export the time itself (Prometheus
+			// naming guidance) and let rules compute time() - x.
+			t.Errorf("%s: export a _timestamp_seconds, not an age", f.Name)
+		}
 		if f.Unit == "bytes" && !strings.HasSuffix(f.Name, "_bytes") {
 			t.Errorf("%s: a family in bytes must end in _bytes", f.Name)
 		}

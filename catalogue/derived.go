@@ -16,7 +16,7 @@ const (
 	CapacityPeakToAverage       = "dynamodb_capacity_peak_to_average_ratio"
 	CapacityBaselineUnits       = "dynamodb_capacity_baseline_consumed_units"
 	CapacitySurgeRetention      = "dynamodb_capacity_surge_retention_ratio"
-	CapacitySinceSurgePeak      = "dynamodb_capacity_since_surge_peak_seconds"
+	CapacitySurgePeakTimestamp  = "dynamodb_capacity_surge_peak_timestamp_seconds"
 	CapacityCostDollars         = "dynamodb_capacity_cost_dollars"
 	CapacityMonthlySwitchSaving = "dynamodb_capacity_monthly_switch_saving_dollars"
 	CapacitySimulatedThrottled  = "dynamodb_capacity_simulated_throttled_units"
@@ -52,9 +52,9 @@ var derivedFamilies = []Family{
 	{CapacitySurgeRetention, Gauge,
 		"Current 4-week baseline divided by the baseline of the last surge week (a week at least collectors.capacity.surge_factor times the weeks before it); 0.7 or more four to eight weeks after the surge means a permanent shift; absent when the history shows no surge." + derivedNote,
 		indexLabels, "ratio", capacityHistorySource},
-	{CapacitySinceSurgePeak, Gauge,
-		"Time since the busiest hour of the last surge week; absent when the history shows no surge." + derivedNote,
-		indexLabels, "seconds", capacityHistorySource},
+	{CapacitySurgePeakTimestamp, Gauge,
+		"Start of the busiest hour of the last surge week, as Unix seconds; time() minus it is the time since the peak; absent when the history shows no surge." + derivedNote,
+		indexLabels, "seconds since epoch", capacityHistorySource},
 	{CapacityCostDollars, Gauge,
 		"Throughput cost in USD of the table and its GSIs over the window (7d or 30d) of actual consumption, in each billing mode (on_demand or provisioned, the latter simulating target-tracking auto-scaling)." + costNote + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, LabelMode}, "USD", capacityCostSource},

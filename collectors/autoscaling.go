@@ -81,7 +81,7 @@ func (c *AutoScaling) Run(ctx context.Context, _ time.Time) error {
 	for _, t := range c.targets {
 		tm, err := c.collectTarget(ctx, t)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, forTarget(t, err))
 			c.logger.Warn("reading auto-scaling settings failed; keeping the previous ones", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
 			tm = c.keepMonitored(t, c.last[t.Key()])
 		}

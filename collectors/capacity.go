@@ -351,7 +351,7 @@ func (st *capacityState) metrics() []prometheus.Metric {
 				add(catalogue.CapacityBaselineUnits, s.Baseline, with("surge")...)
 				add(catalogue.CapacityBaselineUnits, s.Pre, with("pre_surge")...)
 				add(catalogue.CapacitySurgeRetention, s.Retention, base...)
-				add(catalogue.CapacitySinceSurgePeak, s.SincePeak.Seconds(), base...)
+				add(catalogue.CapacitySurgePeakTimestamp, unixSeconds(s.PeakAt), base...)
 			}
 		}
 		for _, wc := range r.Costs {

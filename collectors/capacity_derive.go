@@ -49,6 +49,8 @@ type Surge struct {
 	Retention float64
 	// SincePeak is the time since the start of the surge week's busiest hour.
 	SincePeak time.Duration
+	// PeakAt is the start of the surge week's busiest hour.
+	PeakAt time.Time
 }
 
 // figureInput is what the derivation needs for one table or GSI.
@@ -161,7 +163,7 @@ func deriveBaselines(f *TrafficFigures, in figureInput) {
 		}
 	}
 	peakStart := endH.Add(-time.Duration(bestWeek+1)*week + time.Duration(peak)*time.Hour)
-	best.SincePeak = in.end.Sub(peakStart)
+	best.SincePeak, best.PeakAt = in.end.Sub(peakStart), peakStart
 	f.Surge = best
 }
 

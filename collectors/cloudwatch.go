@@ -1,8 +1,12 @@
 // CloudWatch metrics: ListMetrics (RecentlyActive=PT3H) to learn which series
 // exist, then GetMetricData, in batches of up to 500 queries, for those series
 // only. A series absent from ListMetrics had no datapoint for three hours, so
-// its counter stays flat and its consumed gauge reads 0 without being
-// requested: zeros are proven, never invented, and never billed.
+// its counter stays flat without being requested: zeros are proven, never
+// invented, and never billed. ListMetrics can list a new series up to 15
+// minutes late, so a series that turns from proven zero to listed is fetched
+// back over that window. Consumed* series are the exception to "quiet means
+// unlisted": DynamoDB keeps publishing zero-valued Consumed datapoints for an
+// idle table or index, so they stay listed and are queried every cycle.
 package collectors
 
 import (
@@ -63,7 +67,7 @@ func (k seriesKey) dimensions() []cwtypes.Dimension {
 		if k.index != "" {
 			d = append(d, cwtypes.Dimension{Name: aws.String("GlobalSecondaryIndexName"), Value: aws.String(k.index)})
 		}
-	case perTable:
+	case perTable, perTableOnlyIndexLabel:
 		d = append(d, cwtypes.Dimension{Name: aws.String("TableName"), Value: aws.String(k.table)})
 	case perOperation:
 		d = append(d,
@@ -77,7 +81,7 @@ func (k seriesKey) labelValues(t *awsclient.Target) []string {
 	s := specs[k.spec]
 	var lv []string
 	switch s.shape {
-	case perTableAndIndex:
+	case perTableAndIndex, perTableOnlyIndexLabel:
 		lv = []string{t.Account, t.Region, k.table, k.index}
 	case perTable:
 		lv = []string{t.Account, t.Region, k.table}
@@ -98,10 +102,23 @@ func listKeyOf(metric string, dims []cwtypes.Dimension) string {
 	return metric + "|" + strings.Join(parts, ",")
 }
 
+// listingDelay is how late ListMetrics may list a new series: "it can take
+// up to 15 minutes for a new metric to appear in ListMetrics" (CloudWatch
+// API reference, ListMetrics). A series that turns from proven zero to
+// listed is fetched back this far.
+const listingDelay = 15 * time.Minute
+
 // seriesState is what the collector holds for one series.
 type seriesState struct {
 	// next is the first minute not yet ingested (zero: never queried).
 	next time.Time
+	// fetched is the end of the last window actually read from
+	// GetMetricData (zero: never): minutes before it are never read twice.
+	fetched time.Time
+	// unlisted is true while the series has been proven zero since its
+	// last fetch: when it is listed again, its data may have started up
+	// to listingDelay before the listing showed it.
+	unlisted bool
 	// value is the counter total or the gauge value.
 	value float64
 	// present is false for a gauge with nothing to show.
@@ -125,6 +142,21 @@ type Plan struct {
 	ProvenZero []seriesKey
 	// ListMetricsPages is how many ListMetrics calls listing took.
 	ListMetricsPages int
+}
+
+// IdleFloor returns how many of the candidate series DynamoDB publishes even
+// for an idle table or index (consumed read and write capacity): they are
+// queried every cycle whatever the traffic, the floor of the bill.
+func (p Plan) IdleFloor() int {
+	n := 0
+	for _, ks := range [][]seriesKey{p.Queried, p.ProvenZero} {
+		for _, k := range ks {
+			if specs[k.spec].publishedWhenIdle {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Requests returns the GetMetricData requests the plan needs when every
@@ -210,39 +242,25 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 		}
 	}
 
-	// Proven zeros: counters exist and stay flat, consumed gauges read 0,
-	// latency has nothing to show. They are up to date as of end.
+	// Proven zeros: counters exist and stay flat, latency has nothing to
+	// show. They are up to date as of end, unless the listing was late.
 	for _, k := range p.ProvenZero {
 		s := st.state(k)
 		switch specs[k.spec].kind {
 		case sumCounter:
 			s.present = true
-		case perSecondGauge:
-			s.value, s.present = 0, true
 		case millisecondsGauge:
 			s.present = false
 		}
-		s.next = end
+		s.next, s.unlisted = end, true
 	}
 
 	// Queried series, grouped by the start of the window they still need.
 	windows := map[time.Time][]seriesKey{}
 	for _, k := range p.Queried {
-		s := st.state(k)
-		start := s.next
-		if start.IsZero() {
-			start = st.lastEnd
-			if start.IsZero() {
-				start = end.Add(-c.settings.Interval)
-			}
+		if start, ok := c.windowStart(st, st.state(k), end); ok {
+			windows[start] = append(windows[start], k)
 		}
-		if min := end.Add(-c.settings.MaxCatchUp); start.Before(min) {
-			start = min
-		}
-		if !start.Before(end) {
-			continue
-		}
-		windows[start] = append(windows[start], k)
 	}
 	starts := make([]time.Time, 0, len(windows))
 	for s := range windows {
@@ -265,6 +283,32 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 	return errors.Join(errs...)
 }
 
+// windowStart returns the first minute a listed series still needs, and
+// false when it needs none. A series seen for the first time starts at the
+// end of the last cycle; one that was proven zero and is now listed goes
+// back listingDelay (never before what it already read), because its first
+// datapoints may predate its listing; every window is bounded by
+// max_catch_up.
+func (c *CloudWatch) windowStart(st *targetState, s *seriesState, end time.Time) (time.Time, bool) {
+	start := s.next
+	if start.IsZero() {
+		start = st.lastEnd
+		if start.IsZero() {
+			start = end.Add(-c.settings.Interval)
+		}
+	}
+	if s.unlisted {
+		start = start.Add(-listingDelay)
+		if start.Before(s.fetched) {
+			start = s.fetched
+		}
+	}
+	if min := end.Add(-c.settings.MaxCatchUp); start.Before(min) {
+		start = min
+	}
+	return start, start.Before(end)
+}
+
 func (st *targetState) state(k seriesKey) *seriesState {
 	s := st.series[k]
 	if s == nil {
@@ -275,8 +319,18 @@ func (st *targetState) state(k seriesKey) *seriesState {
 }
 
 // fetch requests one batch of series over [start, end) and ingests it. On
-// failure nothing is ingested, so the next cycle asks again.
-func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetState, keys []seriesKey, start, end time.Time) error {
+// failure nothing is ingested and every series keeps start as the first
+// minute it needs, so the next cycle asks for the same window again, also
+// for a series seen for the first time.
+func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetState, keys []seriesKey, start, end time.Time) (err error) {
+	defer func() {
+		if err != nil {
+			for _, k := range keys {
+				s := st.state(k)
+				s.next, s.unlisted = start, false
+			}
+		}
+	}()
 	in := &cloudwatch.GetMetricDataInput{
 		StartTime: aws.Time(start),
 		EndTime:   aws.Time(end),
@@ -332,19 +386,13 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 				s.value += p.v
 			}
 			s.present = true
-		case perSecondGauge:
-			// A listed series with no point in the window had no traffic.
-			s.value, s.present = 0, true
-			if l, ok := latest(ps); ok {
-				s.value = l / period.Seconds()
-			}
 		case millisecondsGauge:
 			s.present = false
 			if l, ok := latest(ps); ok {
 				s.value, s.present = l/1000, true
 			}
 		}
-		s.next = end
+		s.next, s.fetched, s.unlisted = end, end, false
 	}
 	return nil
 }
@@ -459,7 +507,7 @@ func plan(tables []*Table, listed map[string]listedMetric) Plan {
 			if len(tables) > 0 {
 				add(seriesKey{spec: i})
 			}
-		case perTable:
+		case perTable, perTableOnlyIndexLabel:
 			for _, tb := range tables {
 				add(seriesKey{spec: i, table: tb.Name})
 			}

@@ -42,11 +42,63 @@ func (s *snapshot) Metrics() []prometheus.Metric {
 	return nil
 }
 
+// TargetError is the part of a collector run's error that belongs to one
+// account and region, so that the exporter can tell, per target, whether
+// the run succeeded: one failing region must not hide behind the others.
+type TargetError struct {
+	Account, Region string
+	Err             error
+}
+
+// Error implements error; the wrapped messages already name the target.
+func (e *TargetError) Error() string { return e.Err.Error() }
+
+// Unwrap keeps errors.Is and errors.As working through a TargetError.
+func (e *TargetError) Unwrap() error { return e.Err }
+
+// forTarget wraps a non-nil err as t's.
+func forTarget(t *awsclient.Target, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &TargetError{Account: t.Account, Region: t.Region, Err: err}
+}
+
+// FailedTargets returns the "account/region" keys (awsclient.Target.Key) of
+// the targets err holds a TargetError for, and whether err also holds an
+// error attributed to no target (then every target counts as failed).
+func FailedTargets(err error) (failed map[string]bool, unattributed bool) {
+	failed = map[string]bool{}
+	var walk func(error)
+	walk = func(err error) {
+		if err == nil {
+			return
+		}
+		if te, ok := err.(*TargetError); ok {
+			failed[te.Account+"/"+te.Region] = true
+			return
+		}
+		if multi, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range multi.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		unattributed = true
+	}
+	walk(err)
+	return failed, unattributed
+}
+
 // CountErrors returns how many errors err holds when it was built with
-// errors.Join (possibly nested), 1 for any other non-nil error, 0 for nil.
+// errors.Join (possibly nested, possibly inside a TargetError), 1 for any
+// other non-nil error, 0 for nil.
 func CountErrors(err error) int {
 	if err == nil {
 		return 0
+	}
+	if te, ok := err.(*TargetError); ok {
+		return CountErrors(te.Err)
 	}
 	if multi, ok := err.(interface{ Unwrap() []error }); ok {
 		n := 0
@@ -74,7 +126,7 @@ func eachTarget[S any](targets []*awsclient.Target, state map[string]S, newState
 			state[t.Key()] = st
 		}
 		if err := run(t, st); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, forTarget(t, err))
 		}
 		ms = append(ms, metrics(t, st)...)
 	}

@@ -64,6 +64,11 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	add("SuccessfulRequestLatency", "orders", "GetItem", "Operation", "GetItem", "TableName", "orders")
 	add("ThrottledRequests", "other", "Scan", "TableName", "other", "Operation", "Scan")
 	p := plan([]*Table{tb}, listed)
+	for _, k := range append(append([]seriesKey{}, p.Queried...), p.ProvenZero...) {
+		if specs[k.spec].metric == "WriteAccountLimitThrottleEvents" && k.index != "" {
+			t.Errorf("WriteAccountLimitThrottleEvents planned per GSI (%+v): AWS publishes it per table only", k)
+		}
+	}
 	queried := map[string]bool{}
 	for _, k := range p.Queried {
 		queried[specs[k.spec].metric+"/"+specs[k.spec].stat+"/"+k.index+"/"+k.operation] = true
@@ -87,9 +92,10 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 			t.Errorf("operation of another table planned: %+v", k)
 		}
 	}
-	// 12 table/index metrics x 2 (table, gsi) - 1 queried + TTL + UserErrors
-	// + ThrottledRequests and SystemErrors for GetItem.
-	if got, want := len(p.ProvenZero), 12*2-1+1+1+2; got != want {
+	// 11 table/index metrics x 2 (table, gsi) - 1 queried +
+	// WriteAccountLimitThrottleEvents (table only) + TTL + UserErrors +
+	// ThrottledRequests and SystemErrors for GetItem.
+	if got, want := len(p.ProvenZero), 11*2-1+1+1+1+2; got != want {
 		t.Errorf("proven zero = %d, want %d", got, want)
 	}
 }

@@ -41,7 +41,7 @@ func (d *Discovery) Run(ctx context.Context, _ time.Time) error {
 	for _, t := range d.targets {
 		names, err := listTables(ctx, t.DynamoDB)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("listing tables in %s: %w", t.Key(), err))
+			errs = append(errs, forTarget(t, fmt.Errorf("listing tables in %s: %w", t.Key(), err)))
 			d.logger.Warn("listing tables failed; keeping the previous list", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
 			continue
 		}

@@ -61,7 +61,7 @@ func (c *Tables) Run(ctx context.Context, _ time.Time) error {
 		}
 		tables, err := c.describeAll(ctx, t, c.inventory.Names(t.Key()), previous)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, forTarget(t, err))
 		}
 		c.inventory.SetTables(t.Key(), tables)
 		ms = append(ms, catalogue.MustMetric(catalogue.ExporterTables, float64(len(tables)), t.Account, t.Region))

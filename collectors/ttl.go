@@ -77,7 +77,7 @@ type ttlTableState struct {
 	expired  ttl.Estimate
 	never    ttl.Estimate
 	haveEst  bool
-	oldest   time.Duration
+	oldest   float64 // TTL value of the oldest expired item seen, 0 if none
 	consumed float64
 	lifetime histogram
 }
@@ -118,7 +118,10 @@ const (
 	OutcomeComplete      = "complete"
 	OutcomePartial       = "partial"
 	OutcomeSkippedBudget = "skipped_budget"
-	OutcomeError         = "error"
+	// OutcomeSkippedUnknownSize: DynamoDB reports neither the item count
+	// nor the size of the table yet and it holds more than one sample.
+	OutcomeSkippedUnknownSize = "skipped_unknown_size"
+	OutcomeError              = "error"
 )
 
 // NewTTL returns the TTL health collector.
@@ -250,6 +253,13 @@ func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetS
 			c.logger.Warn("TTL sample failed", "account", t.Account, "region", t.Region, "table", e.table.Name, "error_code", awsclient.ErrorCode(err), "err", err)
 			continue
 		}
+		if res.SizeUnknown {
+			st.outcomes[OutcomeSkippedUnknownSize]++
+			ts.failed = now // try again after a few runs, not every run
+			c.logger.Info("TTL sample skipped: DynamoDB reports no item count or size for the table yet (new or imported tables read 0 for up to six hours) and it holds more than one sample",
+				"account", t.Account, "region", t.Region, "table", e.table.Name, "read_units", res.ConsumedReadUnits)
+			continue
+		}
 		if err := ts.record(res, now); err != nil {
 			st.outcomes[OutcomeError]++
 			ts.failed = now
@@ -285,7 +295,7 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	ts.haveEst = err == nil && err2 == nil
 	ts.expired, ts.never = expired, never
 	ts.counts = res.Counts()
-	ts.oldest = res.OldestExpiredAge
+	ts.oldest = res.OldestExpiredTTL
 	ts.sampled = now
 	ts.failed = time.Time{}
 	for _, v := range res.LiveRemaining {
@@ -321,13 +331,15 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsUpperBound, ts.never.ItemsUpper, lv...),
 			)
 		}
+		if ts.oldest > 0 {
+			ms = append(ms, catalogue.MustMetric(catalogue.TTLOldestExpiredItemTimestamp, ts.oldest, lv...))
+		}
 		ms = append(ms,
-			catalogue.MustMetric(catalogue.TTLOldestExpiredItemAge, ts.oldest.Seconds(), lv...),
 			catalogue.MustMetric(catalogue.TTLLastSampleTimestamp, float64(ts.sampled.UnixNano())/1e9, lv...),
 			catalogue.MustHistogram(catalogue.TTLLiveItemRemainingLifetime, ts.lifetime.count, ts.lifetime.sum, ts.lifetime.bucketMap(), lv...),
 		)
 	}
-	for _, o := range []string{OutcomeComplete, OutcomePartial, OutcomeSkippedBudget, OutcomeError} {
+	for _, o := range []string{OutcomeComplete, OutcomePartial, OutcomeSkippedBudget, OutcomeSkippedUnknownSize, OutcomeError} {
 		ms = append(ms, catalogue.MustMetric(catalogue.ExporterTTLSamplesTotal, st.outcomes[o], t.Account, t.Region, o))
 	}
 	return ms

@@ -21,10 +21,13 @@ import (
 // 12.5 read units, eventually consistent).
 const scanPageLimit = 100
 
-// unknownSizeSegments is the parallel-scan size used when DynamoDB reports no
-// item count (emulators): every segment is read, in random order, until the
-// budget runs out.
-const unknownSizeSegments = 16
+// eventuallyConsistentBytesPerUnit is what one read capacity unit buys in
+// an eventually consistent Scan: "one strongly consistent read per second,
+// or two eventually consistent reads per second, for an item up to 4 KB"
+// (Amazon DynamoDB Developer Guide, "Read consistency" and "Provisioned
+// capacity mode"): 8 KB per unit. It turns a page's consumed capacity into
+// an average item size.
+const eventuallyConsistentBytesPerUnit = 8192
 
 // SampleOptions tune one TTL sample of one table.
 type SampleOptions struct {
@@ -60,8 +63,18 @@ type SampleResult struct {
 	ConsumedReadUnits float64
 	// OldestExpiredAge is how long ago the oldest expired item seen expired.
 	OldestExpiredAge time.Duration
+	// OldestExpiredTTL is the TTL value (expiry time, Unix seconds) of the
+	// oldest expired item seen; 0 when none was seen.
+	OldestExpiredTTL float64
 	// LiveRemaining holds the remaining lifetime, in seconds, of each live item read.
 	LiveRemaining []float64
+	// SizeUnknown is true when DynamoDB reported neither an item count nor
+	// a size (as for up to six hours after a table is created or
+	// imported) and the table held more than one sample's items: nothing
+	// was sampled, since neither a random segment design nor a full read
+	// within the budget was possible. Try again once DynamoDB publishes
+	// the size.
+	SizeUnknown bool
 }
 
 // Counts sums the class counts over the segments read.
@@ -95,10 +108,6 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 	if pace == nil {
 		pace = sleep
 	}
-	items := aws.ToInt64(desc.ItemCount)
-	total, planned := planSegments(items, opts.SampleItems)
-	order := rng.Perm(total)[:planned]
-
 	names := map[string]string{"#ttl": opts.Attribute}
 	projection := "#ttl"
 	for i, k := range desc.KeySchema {
@@ -106,12 +115,8 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 		names[ph] = aws.ToString(k.AttributeName)
 		projection += ", " + ph
 	}
-	res := SampleResult{Planned: planned, Sample: ttl.Sample{TotalSegments: total, TableItems: items}}
-	for done, seg := range order {
-		counts := ttl.SegmentCounts{Segment: seg}
-		var live []float64
-		var oldest time.Duration
-		in := &dynamodb.ScanInput{
+	scan := func() *dynamodb.ScanInput {
+		return &dynamodb.ScanInput{
 			TableName:                aws.String(name),
 			ProjectionExpression:     aws.String(projection),
 			ExpressionAttributeNames: names,
@@ -119,69 +124,174 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 			ReturnConsumedCapacity:   types.ReturnConsumedCapacityTotal,
 			Limit:                    aws.Int32(scanPageLimit),
 		}
+	}
+	r := &pageReader{api: api, opts: opts, pace: pace, table: name}
+	items := aws.ToInt64(desc.ItemCount)
+	if items <= 0 {
+		// DynamoDB has not published the item count yet (it refreshes it
+		// about every six hours, so a new or imported table reads 0), or
+		// an emulator never does: plan without it.
+		var done bool
+		var err error
+		items, done, err = r.sizeFromStart(ctx, scan(), aws.ToInt64(desc.TableSizeBytes))
+		if err != nil || done || r.res.SizeUnknown {
+			return r.res, err
+		}
+	}
+	total, planned := planSegments(items, opts.SampleItems)
+	order := rng.Perm(total)[:planned]
+	r.res.Planned = planned
+	r.res.Sample = ttl.Sample{TotalSegments: total, TableItems: aws.ToInt64(desc.ItemCount)}
+	for done, seg := range order {
+		in := scan()
 		if total > 1 {
 			in.Segment = aws.Int32(int32(seg))
 			in.TotalSegments = aws.Int32(int32(total))
 		}
-		finished := false
-		for !finished {
-			if res.ConsumedReadUnits >= opts.Budget {
-				// The segment is incomplete: leave it out of the sample.
-				return res, nil
-			}
-			out, err := api.Scan(ctx, in)
-			if err != nil {
-				return res, fmt.Errorf("scanning segment %d of %d of table %s: %w", seg, total, name, err)
-			}
-			units := 0.0
-			if out.ConsumedCapacity != nil {
-				units = aws.ToFloat64(out.ConsumedCapacity.CapacityUnits)
-			}
-			res.ConsumedReadUnits += units
-			for _, item := range out.Items {
-				c := ttl.Classify(item, opts.Attribute, opts.Now)
-				counts.Add(c)
-				switch c {
-				case ttl.Live:
-					if at, ok := epochSeconds(item[opts.Attribute]); ok {
-						live = append(live, at-float64(opts.Now.Unix()))
-					}
-				case ttl.Expired:
-					if at, ok := epochSeconds(item[opts.Attribute]); ok {
-						if age := time.Duration((float64(opts.Now.Unix()) - at) * float64(time.Second)); age > oldest {
-							oldest = age
-						}
-					}
-				}
-			}
-			finished = len(out.LastEvaluatedKey) == 0
-			in.ExclusiveStartKey = out.LastEvaluatedKey
-			if opts.MaxReadRate > 0 && units > 0 {
-				if err := pace(ctx, time.Duration(units/opts.MaxReadRate*float64(time.Second))); err != nil {
-					return res, err
-				}
-			}
+		tally := segmentTally{counts: ttl.SegmentCounts{Segment: seg}}
+		finished, err := r.read(ctx, in, &tally, 0)
+		if err != nil {
+			return r.res, fmt.Errorf("scanning segment %d of %d of table %s: %w", seg, total, name, err)
 		}
-		res.Sample.Segments = append(res.Sample.Segments, counts)
-		res.LiveRemaining = append(res.LiveRemaining, live...)
-		if oldest > res.OldestExpiredAge {
-			res.OldestExpiredAge = oldest
+		if !finished {
+			// The budget ran out: the segment is incomplete, leave it out.
+			return r.res, nil
 		}
+		r.res.keep(&tally)
 		if opts.Progress != nil {
 			opts.Progress(done+1, planned)
 		}
 	}
-	res.Complete = true
-	return res, nil
+	r.res.Complete = true
+	return r.res, nil
+}
+
+// segmentTally accumulates what one segment's items say.
+type segmentTally struct {
+	counts    ttl.SegmentCounts
+	live      []float64
+	oldest    time.Duration
+	oldestTTL float64
+}
+
+func (t *segmentTally) add(item map[string]types.AttributeValue, attr string, now time.Time) {
+	c := ttl.Classify(item, attr, now)
+	t.counts.Add(c)
+	switch c {
+	case ttl.Live:
+		if at, ok := epochSeconds(item[attr]); ok {
+			t.live = append(t.live, at-float64(now.Unix()))
+		}
+	case ttl.Expired:
+		if at, ok := epochSeconds(item[attr]); ok {
+			if age := time.Duration((float64(now.Unix()) - at) * float64(time.Second)); age > t.oldest {
+				t.oldest, t.oldestTTL = age, at
+			}
+		}
+	}
+}
+
+// keep adds a completely read segment to the sample.
+func (r *SampleResult) keep(t *segmentTally) {
+	r.Sample.Segments = append(r.Sample.Segments, t.counts)
+	r.LiveRemaining = append(r.LiveRemaining, t.live...)
+	if t.oldest > r.OldestExpiredAge {
+		r.OldestExpiredAge, r.OldestExpiredTTL = t.oldest, t.oldestTTL
+	}
+}
+
+// pageReader reads Scan pages within the sample's budget and read rate.
+type pageReader struct {
+	api   awsclient.DynamoDBAPI
+	opts  SampleOptions
+	pace  func(context.Context, time.Duration) error
+	table string
+	res   SampleResult
+	// lastPage is the items and consumed units of the last page read.
+	lastPage struct {
+		items int
+		units float64
+	}
+}
+
+// read scans in page by page into t until the scan ends (finished), maxItems
+// items were read (maxItems > 0), or the budget runs out.
+func (r *pageReader) read(ctx context.Context, in *dynamodb.ScanInput, t *segmentTally, maxItems int64) (finished bool, err error) {
+	for {
+		if r.res.ConsumedReadUnits >= r.opts.Budget || (maxItems > 0 && t.counts.Items >= maxItems) {
+			return false, nil
+		}
+		out, err := r.api.Scan(ctx, in)
+		if err != nil {
+			return false, err
+		}
+		units := 0.0
+		if out.ConsumedCapacity != nil {
+			units = aws.ToFloat64(out.ConsumedCapacity.CapacityUnits)
+		}
+		r.res.ConsumedReadUnits += units
+		r.lastPage.items, r.lastPage.units = len(out.Items), units
+		for _, item := range out.Items {
+			t.add(item, r.opts.Attribute, r.opts.Now)
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+		if r.opts.MaxReadRate > 0 && units > 0 {
+			if err := r.pace(ctx, time.Duration(units/r.opts.MaxReadRate*float64(time.Second))); err != nil {
+				return false, err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return true, nil
+		}
+	}
+}
+
+// sizeFromStart plans a table whose item count DynamoDB does not report.
+// It reads the table from its start, without segments:
+//   - if the table ends within one sample's items, that read is the sample:
+//     every item, exact (done);
+//   - else, when DynamoDB reports the table's size in bytes, the item count
+//     is estimated from it and the first page's average item size (consumed
+//     units × 8 KB per item read), and the caller samples random segments
+//     as usual; the first page is not part of the sample (it is not a
+//     random segment);
+//   - else the size is unknown and larger than a sample: nothing is
+//     sampled (SizeUnknown), rather than a full scan that cannot finish
+//     within the budget.
+func (r *pageReader) sizeFromStart(ctx context.Context, in *dynamodb.ScanInput, sizeBytes int64) (items int64, done bool, err error) {
+	tally := segmentTally{}
+	limit := int64(r.opts.SampleItems)
+	if sizeBytes > 0 {
+		limit = 1 // one page is enough to learn the item size
+	}
+	finished, err := r.read(ctx, in, &tally, limit)
+	if err != nil {
+		return 0, false, fmt.Errorf("scanning table %s from its start (its item count is not published yet): %w", r.table, err)
+	}
+	if finished {
+		r.res.Planned = 1
+		r.res.Sample = ttl.Sample{TotalSegments: 1}
+		r.res.keep(&tally)
+		r.res.Complete = true
+		return tally.counts.Items, true, nil
+	}
+	if sizeBytes > 0 && r.lastPage.items > 0 && r.lastPage.units > 0 {
+		perItem := r.lastPage.units * eventuallyConsistentBytesPerUnit / float64(r.lastPage.items)
+		return max(int64(float64(sizeBytes)/perItem), tally.counts.Items+1), false, nil
+	}
+	if r.res.ConsumedReadUnits >= r.opts.Budget {
+		// The budget ran out before the table did: an ordinary partial
+		// sample with no segment read.
+		return 0, true, nil
+	}
+	r.res.SizeUnknown = true
+	return 0, false, nil
 }
 
 // planSegments chooses the parallel-scan size and how many random segments
 // to read: the whole table when it is no bigger than the sample, else
 // segments of about ttl.DefaultItemsPerSegment items.
 func planSegments(items int64, sampleItems int) (total, planned int) {
-	if items <= 0 {
-		return unknownSizeSegments, unknownSizeSegments
-	}
 	if items <= int64(sampleItems) {
 		return 1, 1
 	}

@@ -112,13 +112,15 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	if err != nil {
 		return nil, fmt.Errorf("registering collectors: %w", err)
 	}
+	sched := NewScheduler(jobs, opts.Clock, self, log)
+	sched.SetTargets(targets)
 	return &App{
 		Config:     cfg,
 		Targets:    targets,
 		Inventory:  inv,
 		CloudWatch: cw,
 		Capacity:   capacityCollector,
-		Scheduler:  NewScheduler(jobs, opts.Clock, self, log),
+		Scheduler:  sched,
 		Clock:      opts.Clock,
 		Self:       self,
 		Registry:   reg,

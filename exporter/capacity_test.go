@@ -222,7 +222,7 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 		{catalogue.CapacityPeakToAverage, idx("spiky", "", "dimension", "read", "window", "7d"), 60000 / ((30*60000 + 1410*600) / 1440.0)},
 		{catalogue.CapacitySurgeRetention, idx("surge-permanent", ""), 0.8},
 		{catalogue.CapacitySurgeRetention, idx("surge-temporary", ""), 10.0 / 300},
-		{catalogue.CapacitySinceSurgePeak, idx("surge-permanent", ""), historyEnd.Sub(surgeAt).Seconds()},
+		{catalogue.CapacitySurgePeakTimestamp, idx("surge-permanent", ""), float64(surgeAt.Unix())},
 		{catalogue.CapacityBaselineUnits, idx("surge-permanent", "", "window", "4w"), 240},
 		{catalogue.CapacityBaselineUnits, idx("surge-permanent", "", "window", "1w"), 240},
 		{catalogue.CapacityBaselineUnits, idx("surge-permanent", "", "window", "surge"), 300},

@@ -87,13 +87,14 @@ func TestCloudWatchBatchesOnlyListedSeries(t *testing.T) {
 	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 1200 {
 		t.Errorf("queried series = %v, want 1200", v)
 	}
-	// Not listed, so proven zero without a request: 8 cause-specific throttle
-	// metrics x 3 x 100, TTL deletions x 100, UserErrors x 1.
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 2501 {
-		t.Errorf("proven-zero series = %v, want 2501", v)
+	// Not listed, so proven zero without a request: 7 cause-specific throttle
+	// metrics x 3 x 100, WriteAccountLimitThrottleEvents (no GSI dimension)
+	// x 100, TTL deletions x 100, UserErrors x 1.
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 2301 {
+		t.Errorf("proven-zero series = %v, want 2301", v)
 	}
-	if v := mustValue(t, body, catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "t-042", "index": "gsi-b"}); v != 1 {
-		t.Errorf("consumed read on t-042/gsi-b = %v, want 1 (60 units in a minute)", v)
+	if v := mustValue(t, body, catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{"table": "t-042", "index": "gsi-b"}); v != 60 {
+		t.Errorf("consumed read on t-042/gsi-b = %v, want 60 units", v)
 	}
 	if v := mustValue(t, body, catalogue.ThrottleEventsByCauseTotal, map[string]string{"table": "t-042", "index": "", "kind": "write", "cause": "key_range_throughput"}); v != 0 {
 		t.Errorf("proven-zero counter = %v, want 0", v)
@@ -130,9 +131,9 @@ func TestCloudWatchValuesDimensionsAndCounters(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": ""}, 10},
-		{catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": "by-customer"}, 2},
-		{catalogue.ConsumedWriteCapacityUnits, map[string]string{"table": "orders", "index": ""}, 0}, // proven zero
+		{catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{"table": "orders", "index": ""}, 600},
+		{catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{"table": "orders", "index": "by-customer"}, 120},
+		{catalogue.ConsumedWriteCapacityUnitsTotal, map[string]string{"table": "orders", "index": ""}, 0},
 		{catalogue.ThrottleEventsTotal, map[string]string{"table": "orders", "index": "by-customer", "kind": "read"}, 5},
 		{catalogue.ThrottleEventsTotal, map[string]string{"table": "orders", "index": "", "kind": "read"}, 0},
 		{catalogue.ThrottleEventsByCauseTotal, map[string]string{"table": "orders", "index": "", "kind": "read", "cause": "key_range_throughput"}, 3},
@@ -153,8 +154,8 @@ func TestCloudWatchValuesDimensionsAndCounters(t *testing.T) {
 		t.Error("latency emitted for an operation with no latency data")
 	}
 
-	// Next minute: counters add, gauges move, a minute without consumed
-	// data reads 0.
+	// Next minute: counters add, including consumed units; a minute without
+	// consumed data adds nothing.
 	r := "us-east-1"
 	putSum(h.sim, r, metric("ReadThrottleEvents", "TableName", "orders", "GlobalSecondaryIndexName", "by-customer"), m2, 2)
 	putSum(h.sim, r, metric("ConsumedReadCapacityUnits", "TableName", "orders"), m2, 300)
@@ -165,11 +166,11 @@ func TestCloudWatchValuesDimensionsAndCounters(t *testing.T) {
 	if got := mustValue(t, body, catalogue.ThrottleEventsTotal, map[string]string{"table": "orders", "index": "by-customer", "kind": "read"}); got != 7 {
 		t.Errorf("throttle counter after two minutes = %v, want 7", got)
 	}
-	if got := mustValue(t, body, catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": ""}); got != 5 {
-		t.Errorf("consumed read after second minute = %v, want 5", got)
+	if got := mustValue(t, body, catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{"table": "orders", "index": ""}); got != 900 {
+		t.Errorf("consumed read after second minute = %v, want 900", got)
 	}
-	if got := mustValue(t, body, catalogue.ConsumedReadCapacityUnits, map[string]string{"table": "orders", "index": "by-customer"}); got != 0 {
-		t.Errorf("consumed read on GSI with no point in the minute = %v, want 0", got)
+	if got := mustValue(t, body, catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{"table": "orders", "index": "by-customer"}); got != 120 {
+		t.Errorf("consumed read on GSI with no point in the minute = %v, want 120", got)
 	}
 	if got := mustValue(t, body, catalogue.UserErrorsTotal, nil); got != 8 {
 		t.Errorf("user errors = %v, want 8", got)
@@ -245,7 +246,7 @@ func TestTableDeletedBetweenCyclesDropsItsSeries(t *testing.T) {
 	h.clk.Advance(5 * time.Minute)
 	h.cycle()
 	body = h.scrape()
-	for _, fam := range []string{catalogue.TableInfo, catalogue.ProvisionedReadCapacityUnits, catalogue.Items, catalogue.ThrottleEventsTotal, catalogue.ConsumedReadCapacityUnits} {
+	for _, fam := range []string{catalogue.TableInfo, catalogue.ProvisionedReadCapacityUnits, catalogue.Items, catalogue.ThrottleEventsTotal, catalogue.ConsumedReadCapacityUnitsTotal} {
 		if _, ok := value(t, body, fam, map[string]string{"table": "gone"}); ok {
 			t.Errorf("%s still has a series for the deleted table", fam)
 		}
@@ -379,6 +380,9 @@ func TestCloudWatchPlanForAFullyActiveAccount(t *testing.T) {
 				}
 				for _, kind := range []string{"Read", "Write"} {
 					for _, cause := range []string{"KeyRangeThroughput", "ProvisionedThroughput", "AccountLimit", "MaxOnDemandThroughput"} {
+						if kind+cause == "WriteAccountLimit" && idx != "" {
+							continue // published per table only
+						}
 						putSum(sim, r, indexMetric(kind+cause+"ThrottleEvents", name, idx), minute, 1)
 					}
 				}
@@ -392,20 +396,21 @@ func TestCloudWatchPlanForAFullyActiveAccount(t *testing.T) {
 	})
 	h.cycle()
 	body := h.scrape()
-	// Per table: 12 table/index metrics x 3 + TTL deletions + 3 operations x
-	// (throttled, system errors, latency average, latency p99) = 49; plus
-	// UserErrors for the region.
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 4901 {
-		t.Errorf("queried series = %v, want 4901", v)
+	// Per table: 11 table/index metrics x 3 + WriteAccountLimitThrottleEvents
+	// (per table only) + TTL deletions + 3 operations x (throttled, system
+	// errors, latency average, latency p99) = 47; plus UserErrors for the
+	// region.
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 4701 {
+		t.Errorf("queried series = %v, want 4701", v)
 	}
 	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 0 {
 		t.Errorf("proven-zero series = %v, want 0", v)
 	}
 	if n := h.sim.RequestCount(awssim.ServiceCloudWatch, "GetMetricData"); n != 10 {
-		t.Errorf("GetMetricData requests = %d, want 10 (4,901 queries in batches of 500)", n)
+		t.Errorf("GetMetricData requests = %d, want 10 (4,701 queries in batches of 500)", n)
 	}
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 4901 {
-		t.Errorf("metrics requested = %v, want 4901", v)
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 4701 {
+		t.Errorf("metrics requested = %v, want 4701", v)
 	}
 }
 

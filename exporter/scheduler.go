@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
@@ -28,8 +29,32 @@ type Scheduler struct {
 	self   *SelfMetrics
 	logger *slog.Logger
 
+	// targets are the accounts and regions every collector runs over; the
+	// health self-metrics are kept per target.
+	targets []*awsclient.Target
+
 	mu      sync.Mutex
 	lastDue map[string]time.Time
+}
+
+// SetTargets tells the scheduler the accounts and regions its collectors
+// run over, so that each run's success is recorded per target. Call it
+// before the first run.
+func (s *Scheduler) SetTargets(targets []*awsclient.Target) { s.targets = targets }
+
+// outcomes splits a run's error by target: a target fails when err holds a
+// collectors.TargetError for it, every target fails on an error that
+// belongs to none.
+func (s *Scheduler) outcomes(err error) []TargetOutcome {
+	if len(s.targets) == 0 {
+		return nil
+	}
+	failed, all := collectors.FailedTargets(err)
+	out := make([]TargetOutcome, 0, len(s.targets))
+	for _, t := range s.targets {
+		out = append(out, TargetOutcome{Account: t.Account, Region: t.Region, OK: !all && !failed[t.Key()]})
+	}
+	return out
 }
 
 // NewScheduler returns a scheduler for jobs, which RunOnce runs in order:
@@ -96,7 +121,7 @@ func (s *Scheduler) runJob(ctx context.Context, j Job) {
 	err := j.Collector.Run(runCtx, now)
 	took := time.Since(started)
 	n := collectors.CountErrors(err)
-	s.self.RecordRun(name, took, s.clock.Now(), n)
+	s.self.RecordRun(name, took, s.clock.Now(), n, s.outcomes(err))
 	if err != nil {
 		s.logger.Warn("collector run finished with errors", "collector", name, "errors", n, "duration", took, "err", err)
 		return

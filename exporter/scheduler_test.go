@@ -56,7 +56,7 @@ func TestSchedulerRunsInOrderOnTheClockAndCountsErrors(t *testing.T) {
 	if got := self.collectors["tables"].errors; got != 2 {
 		t.Errorf("errors counted = %v, want 2 (joined errors count one by one)", got)
 	}
-	if self.collectors["tables"].success || !self.collectors["discovery"].success {
+	if self.collectors["tables"].targets["\xff"].success || !self.collectors["discovery"].targets["\xff"].success {
 		t.Error("success flags wrong")
 	}
 	s.RunOnceNamed(context.Background(), "tables")

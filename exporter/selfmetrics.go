@@ -60,11 +60,24 @@ func (c counterSet) metrics(family string) []prometheus.Metric {
 }
 
 type collectorStats struct {
-	ran         bool
-	duration    time.Duration
-	success     bool
-	lastSuccess time.Time
-	errors      float64
+	ran      bool
+	duration time.Duration
+	errors   float64
+	// targets holds the health of each account and region, by "account/region".
+	targets map[string]*targetHealth
+}
+
+// targetHealth is one collector's outcome in one account and region.
+type targetHealth struct {
+	account, region string
+	success         bool
+	lastSuccess     time.Time
+}
+
+// TargetOutcome is a collector run's outcome in one account and region.
+type TargetOutcome struct {
+	Account, Region string
+	OK              bool
 }
 
 // NewSelfMetrics returns empty self-metrics.
@@ -104,8 +117,10 @@ func (s *SelfMetrics) AddCollector(name string) {
 }
 
 // RecordRun records one collector run that took d, finished at wall-clock
-// or simulated time at, and met errs errors.
-func (s *SelfMetrics) RecordRun(name string, d time.Duration, at time.Time, errs int) {
+// or simulated time at, met errs errors, and succeeded or failed in each
+// account and region as outcomes say. A collector with no targets (none
+// given) is recorded under an empty account and region.
+func (s *SelfMetrics) RecordRun(name string, d time.Duration, at time.Time, errs int, outcomes []TargetOutcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.collectors[name]
@@ -115,10 +130,24 @@ func (s *SelfMetrics) RecordRun(name string, d time.Duration, at time.Time, errs
 	}
 	c.ran = true
 	c.duration = d
-	c.success = errs == 0
 	c.errors += float64(errs)
-	if c.success {
-		c.lastSuccess = at
+	if len(outcomes) == 0 {
+		outcomes = []TargetOutcome{{OK: errs == 0}}
+	}
+	if c.targets == nil {
+		c.targets = map[string]*targetHealth{}
+	}
+	for _, o := range outcomes {
+		k := o.Account + "\xff" + o.Region
+		h := c.targets[k]
+		if h == nil {
+			h = &targetHealth{account: o.Account, region: o.Region}
+			c.targets[k] = h
+		}
+		h.success = o.OK
+		if o.OK {
+			h.lastSuccess = at
+		}
 	}
 }
 
@@ -147,16 +176,22 @@ func (s *SelfMetrics) Metrics() []prometheus.Metric {
 		if !c.ran {
 			continue
 		}
-		success := 0.0
-		if c.success {
-			success = 1
+		ms = append(ms, catalogue.MustMetric(catalogue.ExporterCollectorDuration, c.duration.Seconds(), n))
+		keys := make([]string, 0, len(c.targets))
+		for k := range c.targets {
+			keys = append(keys, k)
 		}
-		ms = append(ms,
-			catalogue.MustMetric(catalogue.ExporterCollectorDuration, c.duration.Seconds(), n),
-			catalogue.MustMetric(catalogue.ExporterCollectorSuccess, success, n),
-		)
-		if !c.lastSuccess.IsZero() {
-			ms = append(ms, catalogue.MustMetric(catalogue.ExporterCollectorLastSuccess, float64(c.lastSuccess.UnixNano())/1e9, n))
+		sort.Strings(keys)
+		for _, k := range keys {
+			h := c.targets[k]
+			success := 0.0
+			if h.success {
+				success = 1
+			}
+			ms = append(ms, catalogue.MustMetric(catalogue.ExporterCollectorSuccess, success, n, h.account, h.region))
+			if !h.lastSuccess.IsZero() {
+				ms = append(ms, catalogue.MustMetric(catalogue.ExporterCollectorLastSuccess, float64(h.lastSuccess.UnixNano())/1e9, n, h.account, h.region))
+			}
 		}
 	}
 	return ms

@@ -17,8 +17,8 @@ func TestSelfMetricsCountsAndOrders(t *testing.T) {
 	s.RecordCloudWatchMetrics("a", "eu-west-1", 500)
 	s.RecordCloudWatchMetrics("a", "eu-west-1", 20)
 	at := time.Unix(1_800_000_000, 0)
-	s.RecordRun("tables", 2*time.Second, at, 0)
-	s.RecordRun("tables", time.Second, at.Add(time.Minute), 3)
+	s.RecordRun("tables", 2*time.Second, at, 0, []TargetOutcome{{"a", "us-east-1", true}, {"a", "eu-west-1", true}})
+	s.RecordRun("tables", time.Second, at.Add(time.Minute), 3, []TargetOutcome{{"a", "us-east-1", true}, {"a", "eu-west-1", false}})
 	if got := s.CloudWatchMetricsRequested("a", "eu-west-1"); got != 520 {
 		t.Errorf("metrics requested = %v, want 520", got)
 	}
@@ -37,10 +37,12 @@ func TestSelfMetricsCountsAndOrders(t *testing.T) {
 		"account=a,operation=DescribeTable,region=us-east-1,service=DynamoDB 2",
 		"account=a,error_code=ThrottlingException,operation=DescribeTable,region=us-east-1,service=DynamoDB 1",
 		"account=a,region=eu-west-1 520",
-		"collector=tables 3",          // errors_total
-		"collector=tables 0",          // success after the failed run
-		"collector=tables 1",          // duration of the last run
-		"collector=tables 1800000000", // last success: the first run
+		"collector=tables 3",                                     // errors_total
+		"collector=tables 1",                                     // duration of the last run
+		"account=a,collector=tables,region=eu-west-1 0",          // success after the failed run
+		"account=a,collector=tables,region=eu-west-1 1800000000", // last success: the first run
+		"account=a,collector=tables,region=us-east-1 1",          // the other region kept succeeding
+		"account=a,collector=tables,region=us-east-1 1800000060", // ... and its last success moved
 	} {
 		want[w] = true
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 const secretMarker = "S3CR3T-CUSTOMER-4417"
@@ -105,7 +106,7 @@ collectors:
 	}{
 		{catalogue.TTLExpiredItemsEstimate, 6}, {catalogue.TTLExpiredItemsLowerBound, 6}, {catalogue.TTLExpiredItemsUpperBound, 6},
 		{catalogue.TTLNeverExpiringItemsEstimate, 9}, {catalogue.TTLNeverExpiringItemsLowerBound, 9}, {catalogue.TTLNeverExpiringItemsUpperBound, 9},
-		{catalogue.TTLOldestExpiredItemAge, 7 * 3600},
+		{catalogue.TTLOldestExpiredItemTimestamp, float64(now.Add(-7 * time.Hour).Unix())},
 		{catalogue.TTLLastSampleTimestamp, float64(now.Unix())},
 	}
 	for _, e := range exact {
@@ -140,5 +141,53 @@ collectors:
 	}
 	if logs.Len() == 0 {
 		t.Error("no logs captured; the privacy check would be vacuous")
+	}
+}
+
+// TestTTLSkipsATableWhoseSizeIsNotPublishedYet: a table with TTL enabled
+// was just loaded with 3,000 items, and DynamoDB still reports ItemCount 0
+// (its figures are refreshed about every six hours). The sampler must not
+// scan it whole: it counts outcome="skipped_unknown_size", reads about one
+// sample's worth, and publishes no estimate.
+func TestTTLSkipsATableWhoseSizeIsNotPublishedYet(t *testing.T) {
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {capacity: {enabled: false}}\n", func(sim *awssim.Server) {
+		tb := awssim.Table{Name: "fresh", BillingMode: awssim.BillingPayPerRequest,
+			KeySchema:            []awssim.KeyElement{{AttributeName: "customer", KeyType: "HASH"}},
+			AttributeDefinitions: []awssim.AttributeDefinition{{AttributeName: "customer", AttributeType: "S"}},
+			TTL:                  awssim.TimeToLive{Status: awssim.TTLEnabled, AttributeName: "expires_at"}}
+		mustPut(sim, "us-east-1", tb)
+		if err := sim.RefreshTableStats("us-east-1", "fresh"); err != nil { // figures computed while empty
+			t.Fatal(err)
+		}
+		var items []map[string]types.AttributeValue
+		for i := range 3000 {
+			items = append(items, map[string]types.AttributeValue{
+				"customer":   &types.AttributeValueMemberS{Value: fmt.Sprintf("c-%05d", i)},
+				"expires_at": &types.AttributeValueMemberN{Value: strconv.FormatInt(start.Add(time.Duration(i-1000)*time.Hour).Unix(), 10)},
+			})
+		}
+		if err := sim.PutItems("us-east-1", "fresh", items); err != nil {
+			t.Fatal(err)
+		}
+	})
+	h.cycle()
+	body := h.scrape()
+	if got := mustValue(t, body, catalogue.ExporterTTLSamplesTotal, map[string]string{"outcome": "skipped_unknown_size"}); got != 1 {
+		t.Errorf("skipped_unknown_size samples = %v, want 1", got)
+	}
+	for _, o := range []string{"complete", "partial", "error"} {
+		if got := mustValue(t, body, catalogue.ExporterTTLSamplesTotal, map[string]string{"outcome": o}); got != 0 {
+			t.Errorf("%s samples = %v, want 0", o, got)
+		}
+	}
+	if _, ok := value(t, body, catalogue.TTLExpiredItemsEstimate, map[string]string{"table": "fresh"}); ok {
+		t.Error("an estimate was published for a table that was not sampled")
+	}
+	// About 1,500 small items read from the start, not the 3,000 of a full scan.
+	if got := mustValue(t, body, catalogue.TTLSamplerConsumedReadUnitsTotal, map[string]string{"table": "fresh"}); got <= 0 || got > 15 {
+		t.Errorf("sampler consumed %v read units; want one sample's worth from the start (about 8)", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorSuccess, map[string]string{"collector": "ttl"}); got != 1 {
+		t.Errorf("ttl collector success = %v, want 1: a skip is not an error", got)
 	}
 }

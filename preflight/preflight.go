@@ -44,8 +44,14 @@ type Result struct {
 	Failed []string
 	// Tables, Indexes, Queried, ProvenZero, Requests and ListPages sum the plan over every target.
 	Tables, Indexes, Queried, ProvenZero, Requests, ListPages int
+	// IdleFloor is how many series are queried even when every table and
+	// index is idle: their consumed capacity, which DynamoDB keeps
+	// publishing as zeros.
+	IdleFloor int
 	// MonthlyCost is the CloudWatch cost per 30 days at the configured interval, in USD.
 	MonthlyCost float64
+	// IdleMonthlyCost is the same cost when every table and index is idle.
+	IdleMonthlyCost float64
 	// HistoryFirst and HistoryRefresh are the GetMetricData requests and
 	// metrics of the capacity collector's first history fetch and of each
 	// later refresh, summed over every target.
@@ -190,16 +196,23 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 		res.ProvenZero += len(plan.ProvenZero)
 		res.Requests += plan.Requests()
 		res.ListPages += plan.ListMetricsPages
-		fmt.Fprintf(w, "  cloudwatch series: %d queried, %d proven zero by ListMetrics (not requested)\n", len(plan.Queried), len(plan.ProvenZero))
+		res.IdleFloor += plan.IdleFloor()
+		fmt.Fprintf(w, "  cloudwatch series: %d queried, %d proven zero by ListMetrics (not requested); %d are consumed capacity, which DynamoDB publishes even when idle, so they are queried every cycle\n",
+			len(plan.Queried), len(plan.ProvenZero), plan.IdleFloor())
 		fmt.Fprintf(w, "  per cycle: %d GetMetricData requests, %d metrics requested, %d ListMetrics requests\n",
 			plan.Requests(), len(plan.Queried), plan.ListMetricsPages)
 	}
 	cycles := cyclesPerMonth(cwInterval)
 	res.MonthlyCost = cycles * (float64(res.Queried)*CloudWatchPricePerThousandMetrics + float64(res.ListPages)*CloudWatchPricePerThousandRequests) / 1000
+	// Idle, ListMetrics lists only the consumed series: one page per 500.
+	idlePages := (res.IdleFloor + collectors.MaxQueriesPerRequest - 1) / collectors.MaxQueriesPerRequest
+	res.IdleMonthlyCost = cycles * (float64(res.IdleFloor)*CloudWatchPricePerThousandMetrics + float64(idlePages)*CloudWatchPricePerThousandRequests) / 1000
 	fmt.Fprintf(w, "total: %d tables, %d global secondary indexes, %d CloudWatch metrics requested per cycle in %d GetMetricData requests\n",
 		res.Tables, res.Indexes, res.Queried, res.Requests)
 	fmt.Fprintf(w, "CloudWatch cost at one cycle every %s: about $%.2f per 30 days (%.0f cycles; $%.2f per 1,000 metrics requested, $%.2f per 1,000 ListMetrics requests; list prices)\n",
 		cwInterval, res.MonthlyCost, cycles, CloudWatchPricePerThousandMetrics, CloudWatchPricePerThousandRequests)
+	fmt.Fprintf(w, "CloudWatch cost floor, were every table and index idle: about $%.2f per 30 days (%d consumed-capacity metrics per cycle, published even when idle)\n",
+		res.IdleMonthlyCost, res.IdleFloor)
 	if app.Capacity != nil {
 		refreshes := cyclesPerMonth(app.Config.Collectors.Capacity.Interval.D())
 		fmt.Fprintf(w, "capacity history cost: $%.2f once for the first fetch (%d metrics in %d requests), then about $%.2f per 30 days (%d metrics per refresh)\n",

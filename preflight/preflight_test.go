@@ -20,6 +20,12 @@ var now = time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC)
 // consumed capacity and throttle events were published a few minutes ago.
 func account100(t *testing.T, sim *awssim.Server) {
 	t.Helper()
+	tables100(t, sim, true)
+}
+
+// tables100 creates the 100 tables, with the active minute when active.
+func tables100(t *testing.T, sim *awssim.Server, active bool) {
+	t.Helper()
 	minute := now.Add(-4 * time.Minute).Truncate(time.Minute)
 	for i := range 100 {
 		name := "table-" + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + "-" + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
@@ -36,6 +42,9 @@ func account100(t *testing.T, sim *awssim.Server) {
 		}
 		if err := sim.PutTable("us-east-1", tb); err != nil {
 			t.Fatal(err)
+		}
+		if !active {
+			continue
 		}
 		for _, idx := range []string{"", "gsi-a", "gsi-b"} {
 			for _, m := range []string{"ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents"} {
@@ -66,8 +75,8 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("preflight failed: %+v", res)
 	}
-	if res.Tables != 100 || res.Indexes != 200 || res.Queried != 1200 || res.Requests != 3 {
-		t.Errorf("plan = %d tables, %d indexes, %d queried, %d requests; want 100, 200, 1200, 3", res.Tables, res.Indexes, res.Queried, res.Requests)
+	if res.Tables != 100 || res.Indexes != 200 || res.Queried != 1200 || res.Requests != 3 || res.IdleFloor != 600 {
+		t.Errorf("plan = %d tables, %d indexes, %d queried (%d idle floor), %d requests; want 100, 200, 1200 (600), 3", res.Tables, res.Indexes, res.Queried, res.IdleFloor, res.Requests)
 	}
 	// 1,200 metrics x 43,200 one-minute cycles x $0.01/1,000, plus 3
 	// ListMetrics pages per cycle at $0.01/1,000 requests.
@@ -82,6 +91,8 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
 		"per cycle: 3 GetMetricData requests, 1200 metrics requested, 3 ListMetrics requests",
 		"about $519.70 per 30 days",
+		// 600 consumed series x 43,200 cycles x $0.01/1,000 + 2 ListMetrics pages.
+		"CloudWatch cost floor, were every table and index idle: about $260.06 per 30 days (600 consumed-capacity metrics per cycle, published even when idle)",
 		// Capacity history: 600 series x 3 windows packed by points (see
 		// exporter.TestCapacityHistoryCost), then 600 metrics an hour.
 		"capacity history: first fetch 240 GetMetricData requests, 1800 metrics requested; then every 1h0m0s 2 requests, 600 metrics",
@@ -98,6 +109,36 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	var out5 bytes.Buffer
 	if res5 := preflight.Run(context.Background(), app5, &out5); res5.MonthlyCost*5-res.MonthlyCost > 0.01 || res5.MonthlyCost*5-res.MonthlyCost < -0.01 {
 		t.Errorf("5m cost %.2f is not a fifth of 1m cost %.2f; check output:\n%s", res5.MonthlyCost, res.MonthlyCost, out5.String())
+	}
+}
+
+// TestCheckIdleAccountStillPaysForConsumed: the same 100 tables with no
+// traffic at all. DynamoDB keeps publishing zero-valued consumed capacity
+// for every table and index, so those 600 series stay listed and are
+// queried: the plan and the bill never fall below them.
+func TestCheckIdleAccountStillPaysForConsumed(t *testing.T) {
+	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
+	tables100(t, sim, false)
+	app := build(t, sim, "accounts: [{regions: [us-east-1]}]\n")
+	var out bytes.Buffer
+	res := preflight.Run(context.Background(), app, &out)
+	if !res.OK() {
+		t.Fatalf("preflight failed: %+v\n%s", res, out.String())
+	}
+	// 2 x (100 tables + 200 GSIs) consumed series queried; proven zero: 9
+	// throttle metrics per table and index, WriteAccountLimitThrottleEvents
+	// per table only, TTL deletions per table, UserErrors.
+	if res.Queried != 600 || res.IdleFloor != 600 || res.Requests != 2 || res.ListPages != 2 || res.ProvenZero != 9*300+100+100+1 {
+		t.Errorf("idle plan = %d queried (floor %d), %d proven zero, %d requests, %d list pages; want 600 (600), 2901, 2, 2",
+			res.Queried, res.IdleFloor, res.ProvenZero, res.Requests, res.ListPages)
+	}
+	want := (600 + 2) * 43200 * 0.01 / 1000
+	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 || res.IdleMonthlyCost-res.MonthlyCost > 0.01 {
+		t.Errorf("idle monthly cost = %.2f (floor %.2f), want %.2f", res.MonthlyCost, res.IdleMonthlyCost, want)
+	}
+	if !strings.Contains(out.String(), "per cycle: 2 GetMetricData requests, 600 metrics requested, 2 ListMetrics requests") ||
+		!strings.Contains(out.String(), "about $260.06 per 30 days") {
+		t.Errorf("check output lacks the idle plan:\n%s", out.String())
 	}
 }
 

@@ -68,7 +68,14 @@ type Estimate struct {
 //     eᵢ = yᵢ − p̂mᵢ: when the class sits in a few segments, the variance
 //     rests on those few and k−1 df would be far too optimistic (in the
 //     tests, plain k−1 df gave 83–87% coverage for a clustered 3% class,
-//     this gives 93–97%). Unlike a Wald
+//     this gives 93–97%). When every residual is 0 (the class has the same
+//     proportion in every segment read, e.g. 2 of 10 items in each), Σeᵢ⁴ = 0
+//     and the Satterthwaite ratio is 0/0: no residual dominates, which is
+//     the case where the effective df reach their maximum, so ν = k−1, and
+//     the design effect is its floor 1 (the segments vary less than
+//     independent items would): the interval is the Clopper–Pearson
+//     interval of Σmᵢ independent items, defined and finite instead of NaN
+//     degrees of freedom and a silent [0, 1]. Unlike a Wald
 //     interval (p̂ ± t·√v) it is asymmetric, stays inside [0, 1], and
 //     keeps its coverage for rare classes and few clusters, where the
 //     sampling distribution of p̂ is badly skewed. It is known to be
@@ -194,8 +201,12 @@ func ratioInterval(m, y []float64, n int, alpha float64) ratio {
 		// v(p̂) = fpc·k/(k−1)·ss/ms²; v_SRS = fpc·p(1−p)/ms.
 		deff = max(1, k/(k-1)*ss/(ms*p*(1-p)))
 		// Satterthwaite: the variance rests on few segments when few
-		// residuals dominate; its effective df is (Σeᵢ²)²/Σeᵢ⁴.
-		df = min(df, max(1, ss*ss/s4))
+		// residuals dominate; its effective df is (Σeᵢ²)²/Σeᵢ⁴. With every
+		// residual 0 (equal proportions everywhere) no residual dominates:
+		// keep k−1 (see step 3).
+		if s4 > 0 {
+			df = min(df, max(1, ss*ss/s4))
+		}
 	}
 	nstar := ms / deff / fpc
 	if k >= 2 && ms >= 2 {
@@ -206,17 +217,21 @@ func ratioInterval(m, y []float64, n int, alpha float64) ratio {
 	return ratio{p: p, lo: lo, hi: hi, deff: deff}
 }
 
-// expansionTotal estimates the table's item count N/k·Σm with a t interval
-// on k−1 df at level 1-alpha. With k = 1 the upper bound is +Inf.
+// expansionTotal estimates the table's item count N/k·Σm at level 1-alpha:
+// the wider of a t interval on k−1 df (k ≥ 2) and the exact Poisson
+// interval of Σm scaled by N/k (the only one for k = 1). Both are finite.
 func expansionTotal(m []float64, n int, alpha float64) (tot, lo, hi float64) {
 	k := float64(len(m))
 	var ms float64
 	for _, v := range m {
 		ms += v
 	}
-	tot = float64(n) / k * ms
+	scale := float64(n) / k
+	tot = scale * ms
+	plo, phi := poissonInterval(ms, alpha)
+	lo, hi = scale*plo, scale*phi
 	if len(m) < 2 {
-		return tot, 0, math.Inf(1)
+		return tot, lo, hi
 	}
 	mean := ms / k
 	var ss float64
@@ -225,5 +240,68 @@ func expansionTotal(m []float64, n int, alpha float64) (tot, lo, hi float64) {
 	}
 	se := float64(n) * math.Sqrt((1-k/float64(n))*ss/(k-1)/k)
 	t := tQuantile(1-alpha/2, k-1)
-	return tot, max(0, tot-t*se), tot + t*se
+	return tot, max(0, min(lo, tot-t*se)), max(hi, tot+t*se)
+}
+
+// poissonInterval returns the exact (Garwood) interval for the mean of a
+// Poisson count x at confidence 1-alpha: lo solves P(X ≥ x) = alpha/2 (0
+// for x = 0) and hi solves P(X ≤ x) = alpha/2.
+func poissonInterval(x, alpha float64) (lo, hi float64) {
+	x = math.Round(x)
+	top := x + 20 + 10*math.Sqrt(x+1)
+	hi = bisect(x, top, func(l float64) bool { return poissonCDF(x, l) > alpha/2 })
+	if x > 0 {
+		lo = bisect(0, x, func(l float64) bool { return 1-poissonCDF(x-1, l) < alpha/2 })
+	}
+	return lo, hi
+}
+
+// bisect returns the point in [a, b] where below turns from true to false.
+func bisect(a, b float64, below func(float64) bool) float64 {
+	for range 200 {
+		mid := a + (b-a)/2
+		if below(mid) {
+			a = mid
+		} else {
+			b = mid
+		}
+		if b-a <= 1e-9*max(1, b) {
+			break
+		}
+	}
+	return a + (b-a)/2
+}
+
+// poissonCDF returns P(X ≤ x) for X Poisson with mean l (x a whole number).
+func poissonCDF(x, l float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	if l <= 0 {
+		return 1
+	}
+	// Sum the terms from the largest one outwards in log space, so that
+	// neither e^-l nor lⁱ/i! under- or overflows.
+	mode := math.Min(x, math.Floor(l))
+	logTerm := func(i float64) float64 {
+		lg, _ := math.Lgamma(i + 1)
+		return i*math.Log(l) - l - lg
+	}
+	peak := logTerm(mode)
+	sum := 0.0
+	for i := mode; i >= 0; i-- {
+		t := math.Exp(logTerm(i) - peak)
+		sum += t
+		if t < 1e-17*sum {
+			break
+		}
+	}
+	for i := mode + 1; i <= x; i++ {
+		t := math.Exp(logTerm(i) - peak)
+		sum += t
+		if t < 1e-17*sum {
+			break
+		}
+	}
+	return math.Min(1, sum*math.Exp(peak))
 }

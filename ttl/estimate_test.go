@@ -119,8 +119,61 @@ func TestEstimateSingleSegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.FractionLower > 0.01 || e.FractionUpper < 0.9 || !math.IsInf(e.ItemsUpper, 1) {
-		t.Errorf("one segment must say almost nothing: %+v", e)
+	if e.FractionLower > 0.01 || e.FractionUpper < 0.9 {
+		t.Errorf("one segment must say almost nothing about the fraction: %+v", e)
+	}
+	// The table size is unknown and one segment shows no spread: the item
+	// bounds come from the Poisson interval of the 100 items read, x10
+	// segments, and must be finite (not +Inf, which was exported before).
+	if math.IsInf(e.ItemsUpper, 0) || math.IsNaN(e.ItemsUpper) || e.ItemsUpper < e.Items || e.ItemsUpper > 1300 || e.ItemsLower != 10 {
+		t.Errorf("items = %v [%v, %v], want finite bounds from 10 hits up to at most 1,300", e.Items, e.ItemsLower, e.ItemsUpper)
+	}
+}
+
+// TestEstimateEqualProportionsEverywhere: every segment holds the class in
+// the same proportion, so every residual is 0 and Satterthwaite's Σe⁴ is 0.
+// The interval must be the finite binomial one, not NaN df and [0, 1].
+func TestEstimateEqualProportionsEverywhere(t *testing.T) {
+	var segs []SegmentCounts
+	for i := range 20 {
+		segs = append(segs, seg(i, 8, 2))
+	}
+	for _, items := range []int64{1000, 0} {
+		e, err := Sample{TotalSegments: 100, TableItems: items, Segments: segs}.Estimate(SetOf(Expired))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []float64{e.FractionLower, e.FractionUpper, e.ItemsLower, e.ItemsUpper, e.DesignEffect} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("table items %d: non-finite figure in %+v", items, e)
+			}
+		}
+		// 40 hits in 200 items with design effect 1: the Clopper–Pearson
+		// interval (with the finite-population and df corrections) is
+		// about [0.147, 0.256].
+		if e.Fraction != 0.2 || e.FractionLower < 0.12 || e.FractionLower > 0.16 || e.FractionUpper < 0.24 || e.FractionUpper > 0.29 || e.DesignEffect != 1 {
+			t.Errorf("table items %d: fraction %v [%v, %v], design effect %v; want 0.2 in about [0.147, 0.256], 1",
+				items, e.Fraction, e.FractionLower, e.FractionUpper, e.DesignEffect)
+		}
+		// With the size unknown and every segment of 10 items, the t
+		// interval for the size collapses; the Poisson floor keeps it open.
+		if items == 0 && (e.ItemsUpper <= e.Items*1.1 || e.ItemsLower >= e.Items*0.9) {
+			t.Errorf("unknown size: items %v [%v, %v] is too narrow for 20 of 100 segments", e.Items, e.ItemsLower, e.ItemsUpper)
+		}
+	}
+}
+
+// TestPoissonIntervalKnownAnswers checks the exact Poisson interval against
+// published 95% values (Garwood 1936; for 100, half the chi-square
+// quantiles of 200 and 202 degrees of freedom).
+func TestPoissonIntervalKnownAnswers(t *testing.T) {
+	for _, c := range []struct{ x, lo, hi float64 }{
+		{0, 0, 3.6889}, {1, 0.0253, 5.5716}, {10, 4.7954, 18.3904}, {100, 81.364, 121.627},
+	} {
+		lo, hi := poissonInterval(c.x, 0.05)
+		if math.Abs(lo-c.lo) > 1e-3 || math.Abs(hi-c.hi) > 1e-3 {
+			t.Errorf("x=%v: [%.4f, %.4f], want [%.4f, %.4f]", c.x, lo, hi, c.lo, c.hi)
+		}
 	}
 }
 

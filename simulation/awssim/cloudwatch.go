@@ -151,6 +151,7 @@ func (c *call) cwGetMetricData() (any, error) {
 		ms := q.MetricStat
 		period := time.Duration(ms.Period) * time.Second
 		buckets := aggregate(sources, c.region, ms.Metric.metric(), start, end, period)
+		buckets = c.srv.fillIdle(c.region, ms.Metric.metric(), buckets, start, end, period)
 		ts, vals := evaluate(buckets, ms.Stat, descending)
 		label := q.Label
 		if label == "" {
@@ -278,9 +279,15 @@ func (c *call) cwListMetrics() (any, error) {
 			}
 		}
 	}
+	// A metric is listed once it has a datapoint older than the listing
+	// delay (SetListMetricsDelay): new metrics show up late.
+	delay := time.Duration(c.srv.listDelay.Load())
 	var keys []string
 	for k, m := range byKey {
-		if in.RecentlyActive != "" && !hasDataIn(sources, c.region, m, now.Add(-recentlyActiveWindow), now) {
+		if in.RecentlyActive != "" && !hasDataIn(sources, c.region, m, now.Add(-recentlyActiveWindow), now.Add(-delay)) {
+			continue
+		}
+		if in.RecentlyActive == "" && delay > 0 && !hasDataIn(sources, c.region, m, now.Add(-listedFor), now.Add(-delay)) {
 			continue
 		}
 		keys = append(keys, k)
@@ -304,6 +311,19 @@ func (c *call) cwListMetrics() (any, error) {
 	}
 	return out, nil
 }
+
+// listedFor is how long a metric without new datapoints stays in
+// ListMetrics without RecentlyActive: two weeks ("Metrics that have not had
+// any new data points in the past two weeks do not appear", CloudWatch API
+// reference, ListMetrics).
+const listedFor = 14 * 24 * time.Hour
+
+// SetListMetricsDelay makes ListMetrics list a metric only once it has a
+// datapoint at least d old, as CloudWatch does with new metrics: "it can
+// take up to fifteen minutes for a new metric to appear" (CloudWatch API
+// reference, ListMetrics). 0 (the default) lists a metric as soon as it has
+// a datapoint. GetMetricData answers every datapoint at once regardless.
+func (s *Server) SetListMetricsDelay(d time.Duration) { s.listDelay.Store(int64(d)) }
 
 // matchesListFilter applies ListMetrics' Namespace, MetricName and
 // dimension filters (a metric matches when it has every filtered dimension,

@@ -212,3 +212,103 @@ func TestListMetricsRecentlyActiveAndPagination(t *testing.T) {
 		t.Fatalf("metric of eu-west-1 visible in us-east-1")
 	}
 }
+
+// TestIdleTableKeepsPublishingConsumedZeros: an idle table and its GSI have
+// a zero ConsumedRead/WriteCapacityUnits datapoint every minute since
+// creation, so ListMetrics (RecentlyActive) lists them; event metrics stay
+// unlisted; a minute with real data keeps its value.
+func TestIdleTableKeepsPublishingConsumedZeros(t *testing.T) {
+	s := start(t, New(WithClock(clock.NewManual(t0))))
+	tb := Table{Name: "idle", CreationDateTime: t0.Add(-10 * time.Minute),
+		KeySchema:            []KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+		AttributeDefinitions: []AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+		GSIs: []GlobalSecondaryIndex{{IndexName: "gsi", KeySchema: []KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+			Throughput: Throughput{ReadCapacityUnits: 1, WriteCapacityUnits: 1}}},
+		Throughput: Throughput{ReadCapacityUnits: 1, WriteCapacityUnits: 1}}
+	if err := s.PutTable("us-east-1", tb); err != nil {
+		t.Fatal(err)
+	}
+	read := Metric{Namespace: NamespaceDynamoDB, Name: "ConsumedReadCapacityUnits", Dimensions: []Dimension{{"TableName", "idle"}}}
+	s.Metrics().Put("us-east-1", read, Datapoint{Time: t0.Add(-2 * time.Minute), Sum: 30, SampleCount: 3, Minimum: 10, Maximum: 10})
+	cw := clientsFor(s, cfg("us-east-1")).cw
+	ctx := context.Background()
+	list, err := cw.ListMetrics(ctx, &cloudwatch.ListMetricsInput{Namespace: aws.String(NamespaceDynamoDB), RecentlyActive: types.RecentlyActivePt3h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range list.Metrics {
+		n := aws.ToString(m.MetricName)
+		for _, d := range m.Dimensions {
+			if aws.ToString(d.Name) == "GlobalSecondaryIndexName" {
+				n += "/" + aws.ToString(d.Value)
+			}
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	want := []string{"ConsumedReadCapacityUnits", "ConsumedReadCapacityUnits/gsi", "ConsumedWriteCapacityUnits", "ConsumedWriteCapacityUnits/gsi"}
+	if !slices.Equal(names, want) {
+		t.Errorf("listed %v, want %v", names, want)
+	}
+	out, err := cw.GetMetricData(ctx, &cloudwatch.GetMetricDataInput{
+		StartTime: aws.Time(t0.Add(-time.Hour)), EndTime: aws.Time(t0), ScanBy: types.ScanByTimestampAscending,
+		MetricDataQueries: []types.MetricDataQuery{query("r", read, 60, "Sum"), query("a", read, 60, "Average")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, avgs := out.MetricDataResults[0], out.MetricDataResults[1]
+	// Ten minutes since creation, one of them with 30 units.
+	if len(sums.Values) != 10 || !sums.Timestamps[0].Equal(t0.Add(-10*time.Minute)) {
+		t.Fatalf("got %d datapoints from %v, want 10 from creation %v", len(sums.Values), sums.Timestamps, t0.Add(-10*time.Minute))
+	}
+	total := 0.0
+	for _, v := range sums.Values {
+		total += v
+	}
+	if total != 30 || sums.Values[8] != 30 {
+		t.Errorf("sums %v (total %v); want one minute of 30 units", sums.Values, total)
+	}
+	// The zero datapoints count no request: the average is the busy minute's.
+	if !slices.Equal(avgs.Values, []float64{10}) {
+		t.Errorf("averages %v, want [10]", avgs.Values)
+	}
+}
+
+// TestListMetricsDelayHidesNewMetrics: with a listing delay, a metric whose
+// first datapoint is younger than the delay is not listed yet, while
+// GetMetricData already answers its data.
+func TestListMetricsDelayHidesNewMetrics(t *testing.T) {
+	clk := clock.NewManual(t0)
+	s := start(t, New(WithClock(clk)))
+	s.SetListMetricsDelay(15 * time.Minute)
+	m := Metric{Namespace: NamespaceDynamoDB, Name: "ReadThrottleEvents", Dimensions: []Dimension{{"TableName", "t1"}}}
+	s.Metrics().Put("us-east-1", m, Datapoint{Time: t0.Add(-time.Minute), Sum: 4, SampleCount: 4, Minimum: 1, Maximum: 1})
+	cw := clientsFor(s, cfg("us-east-1")).cw
+	listed := func() int {
+		t.Helper()
+		n := 0
+		for _, ra := range []types.RecentlyActive{types.RecentlyActivePt3h, ""} {
+			out, err := cw.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{Namespace: aws.String(NamespaceDynamoDB), RecentlyActive: ra})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(out.Metrics)
+		}
+		return n
+	}
+	if n := listed(); n != 0 {
+		t.Errorf("a one-minute-old metric is listed %d times with a 15-minute delay", n)
+	}
+	out, err := cw.GetMetricData(context.Background(), &cloudwatch.GetMetricDataInput{
+		StartTime: aws.Time(t0.Add(-time.Hour)), EndTime: aws.Time(t0), MetricDataQueries: []types.MetricDataQuery{query("q", m, 60, "Sum")},
+	})
+	if err != nil || len(out.MetricDataResults[0].Values) != 1 {
+		t.Fatalf("GetMetricData of the unlisted metric: %v, %+v", err, out)
+	}
+	clk.Advance(15 * time.Minute)
+	if n := listed(); n != 2 {
+		t.Errorf("after the delay the metric is listed %d times, want 2 (with and without RecentlyActive)", n)
+	}
+}

@@ -267,9 +267,142 @@ func (s *Server) AddMetricSource(src MetricSource) {
 	s.sources = append(s.sources, src)
 }
 
-// allSources returns the built-in store followed by the plugged sources.
+// allSources returns the built-in store, the plugged sources, and the idle
+// consumed-capacity datapoints of every existing table and index.
 func (s *Server) allSources() []MetricSource {
 	s.srcMu.RLock()
 	defer s.srcMu.RUnlock()
-	return append([]MetricSource{s.metrics}, s.sources...)
+	out := append([]MetricSource{s.metrics}, s.sources...)
+	return append(out, idleConsumed{srv: s})
+}
+
+// idleConsumed is DynamoDB's rule that an idle table or global secondary
+// index keeps publishing ConsumedReadCapacityUnits and
+// ConsumedWriteCapacityUnits datapoints with a zero value, so that those
+// metrics stay listed and cost a query even when nothing happens
+// ("Identifying your unused resources", Amazon DynamoDB Developer Guide:
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CostOptimization_UnusedResources.html).
+// Every minute since the table's creation in which no other source has a
+// datapoint gets one with Sum, SampleCount, Minimum and Maximum all 0. Event
+// metrics (throttles, errors) keep having datapoints only in minutes with
+// events.
+type idleConsumed struct {
+	srv *Server
+}
+
+// idleEntity is a table or index that publishes consumed capacity.
+type idleEntity struct {
+	table, index string
+	created      time.Time
+}
+
+// consumedEntities lists the tables and indexes of region.
+func (s *Server) consumedEntities(region string) []idleEntity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.regions[region]
+	if r == nil {
+		return nil
+	}
+	var out []idleEntity
+	for _, t := range r.tables {
+		out = append(out, idleEntity{table: t.Name, created: t.CreationDateTime})
+		for _, g := range t.GSIs {
+			out = append(out, idleEntity{table: t.Name, index: g.IndexName, created: t.CreationDateTime})
+		}
+	}
+	return out
+}
+
+// consumedMetricNames are the metrics idle tables and indexes keep publishing.
+var consumedMetricNames = []string{"ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits"}
+
+func (e idleEntity) metric(name string) Metric {
+	dims := []Dimension{{Name: "TableName", Value: e.table}}
+	if e.index != "" {
+		dims = append(dims, Dimension{Name: "GlobalSecondaryIndexName", Value: e.index})
+	}
+	return Metric{Namespace: NamespaceDynamoDB, Name: name, Dimensions: dims}.canonical()
+}
+
+// entity returns the table or index m is the consumed capacity of.
+func (ic idleConsumed) entity(region string, m Metric) (idleEntity, bool) {
+	if m.Namespace != NamespaceDynamoDB || !slices.Contains(consumedMetricNames, m.Name) {
+		return idleEntity{}, false
+	}
+	for _, d := range m.Dimensions {
+		if d.Name != "TableName" && d.Name != "GlobalSecondaryIndexName" {
+			return idleEntity{}, false
+		}
+	}
+	table, index := m.Dim("TableName"), m.Dim("GlobalSecondaryIndexName")
+	for _, e := range ic.srv.consumedEntities(region) {
+		if e.table == table && e.index == index {
+			return e, true
+		}
+	}
+	return idleEntity{}, false
+}
+
+// ListMetrics implements MetricSource.
+func (ic idleConsumed) ListMetrics(region string) []Metric {
+	var out []Metric
+	for _, e := range ic.srv.consumedEntities(region) {
+		for _, n := range consumedMetricNames {
+			out = append(out, e.metric(n))
+		}
+	}
+	return out
+}
+
+// HasData implements ActivityReporter: an existing table or index has a
+// consumed datapoint in every minute since its creation.
+func (ic idleConsumed) HasData(region string, m Metric, start, end time.Time) bool {
+	e, ok := ic.entity(region, m)
+	if !ok {
+		return false
+	}
+	from := start.Truncate(time.Minute)
+	if from.Before(start) {
+		from = from.Add(time.Minute)
+	}
+	return from.Before(end) && e.created.Truncate(time.Minute).Before(end) && from.Before(ic.srv.now())
+}
+
+// Datapoints implements MetricSource. It returns nothing: GetMetricData
+// adds the idle zeros to the periods no source filled (fillIdle), which is
+// exact and far cheaper than a zero per minute merged with the others.
+func (ic idleConsumed) Datapoints(string, Metric, time.Time, time.Time) []Datapoint { return nil }
+
+// fillIdle adds a zero statistic set (Sum, SampleCount, Minimum and Maximum
+// 0) for every period of [from, end) that no source filled, when m is the
+// consumed capacity of an existing table or index: from its creation to
+// the last complete minute.
+func (s *Server) fillIdle(region string, m Metric, buckets []*bucket, from, end time.Time, period time.Duration) []*bucket {
+	e, ok := idleConsumed{srv: s}.entity(region, m)
+	if !ok {
+		return buckets
+	}
+	if now := s.now().Truncate(time.Minute); end.After(now) {
+		end = now
+	}
+	first := alignDown(from, period)
+	if c := alignDown(e.created, period); first.Before(c) {
+		first = c
+	}
+	have := make(map[int64]bool, len(buckets))
+	for _, b := range buckets {
+		have[b.start.Unix()] = true
+	}
+	added := false
+	for t := first; t.Before(end); t = t.Add(period) {
+		if !have[t.Unix()] {
+			buckets = append(buckets, &bucket{start: t})
+			added = true
+		}
+	}
+	if added {
+		slices.SortFunc(buckets, func(a, b *bucket) int { return a.start.Compare(b.start) })
+	}
+	return buckets
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
@@ -47,6 +48,9 @@ type Server struct {
 
 	obs    observer
 	faults faultSet
+	// listDelay is how long a new metric stays out of ListMetrics
+	// (SetListMetricsDelay), in nanoseconds.
+	listDelay atomic.Int64
 
 	lnMu sync.Mutex
 	ln   net.Listener
