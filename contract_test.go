@@ -32,7 +32,7 @@ func TestEveryCataloguedFamilyPassesPromtool(t *testing.T) {
 	}
 	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	clk := clock.NewManual(start)
-	srv, eng, err := simulatedAccount(sc, clk)
+	srv, eng, err := simulatedAccount(sc, clk, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

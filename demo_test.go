@@ -69,7 +69,7 @@ tables:
 	// The exporter runs on the scenario's clock: its collectors succeed
 	// at the pinned time, and the table's last switch to on-demand is the
 	// scenario's last, at -1h.
-	re := regexp.MustCompile(`(?m)^dynamodb_exporter_collector_last_success_timestamp_seconds\{collector="tables"\} (\S+)$`)
+	re := regexp.MustCompile(`(?m)^dynamodb_exporter_collector_last_success_timestamp_seconds\{[^}]*collector="tables"[^}]*\} (\S+)$`)
 	sw := regexp.MustCompile(`(?m)^dynamodb_last_switch_to_on_demand_timestamp_seconds\{[^}]*table="pinned-table"\} (\S+)$`)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
