@@ -310,7 +310,7 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 			{catalogue.CapacityTraceSeconds, l, w.span.Seconds()},
 		} {
 			if got := mustValue(t, body, c.family, c.labels); math.Abs(got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
-				t.Errorf("%s%v = %v, want %v (capacity.EvaluateTable)", c.family, c.labels, got, c.want)
+				t.Errorf("%s%v = %v, want %v (capacity.EvaluateTableWindows)", c.family, c.labels, got, c.want)
 			}
 		}
 		rec := with("recommendation", string(e.Recommendation.Action))
