@@ -76,6 +76,18 @@ func TestEvaluateWindowsOffOneRun(t *testing.T) {
 		}
 		t.Logf("history +%d min: 7d throttled %.0f (cold start at the window: %.0f), 30d %.0f", extra, w7.Throttled.Total(), cold.Throttled.Total(), w30.Throttled.Total())
 		if k == 1 {
+			// Over the minutes both runs' 7-day windows share, the
+			// capacity and the throttling are the same minute by minute.
+			a, b := prev[0].Workloads[0].Read, w7.Workloads[0].Read
+			for i := extra; i < len(a.Capacity); i++ {
+				if a.Capacity[i] != b.Capacity[i-extra] {
+					t.Fatalf("shared minute %d: capacity %v in the first run, %v in the second", i, a.Capacity[i], b.Capacity[i-extra])
+				}
+			}
+			shared := func(s Simulation, from, to int) float64 { return s.Window(from, to).ThrottledUnits }
+			if x, y := shared(a, extra, len(a.Capacity)), shared(b, 0, len(b.Capacity)-extra); x != y {
+				t.Errorf("throttling over the shared minutes: %v then %v", x, y)
+			}
 			// The 5 minutes leaving and entering the 7-day window throttle
 			// alike (every day is the same): the figure barely moves.
 			if d := math.Abs(w7.Throttled.Total() - prev[0].Throttled.Total()); d > 0.02*prev[0].Throttled.Total() {
