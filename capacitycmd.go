@@ -85,7 +85,7 @@ func writeCapacityReport(out io.Writer, reports []collectors.TableReport) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Cost what-if (USD over the window of actual consumption; throughput only, storage out of scope)")
+	fmt.Fprintln(w, "Cost what-if (USD over the window of actual consumption, both windows read off one auto-scaling simulation; consumed capacity hides demand real throttling refused; throughput only, storage out of scope)")
 	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tMODE\tWINDOW\tON-DEMAND\tPROVISIONED\tSAVING/MONTH\tTHROTTLED UNITS\tRECOMMENDATION\tREASON")
 	var notes []string
 	for _, r := range reports {

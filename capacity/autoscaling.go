@@ -5,8 +5,11 @@ import (
 	"time"
 )
 
-// SimulateProvisioned simulates target-tracking auto-scaling over a series,
-// following AWS's capacity-mode evaluator with a scale-out delay:
+// SimulateProvisioned simulates target-tracking auto-scaling of one dimension
+// alone (its decreases counted against a budget of its own; SimulateTable
+// shares the budget between read and write, as DynamoDB does). The rules
+// follow DynamoDB auto-scaling and AWS's capacity-mode evaluator, with a
+// scale-out delay:
 //
 //   - Utilization of a minute is its demand (Sum ÷ 60) over the capacity in
 //     effect during that minute.
@@ -17,12 +20,16 @@ import (
 //     scale-out decision. The new capacity serves minutes from ScaleOutDelay
 //     after the decision (the next minute when the delay is zero).
 //   - Scale-in: at the end of a minute that makes ScaleInPoints (15)
-//     consecutive minutes at the same capacity below Target × (1 −
-//     ScaleInHeadroom), with no scale-out pending, scale-in enabled and
-//     ScaleInCooldown passed since the previous scale-in, capacity is set to
-//     demand ÷ Target (rounded up, at least Min) for the next minute, if that
-//     is lower and DynamoDB allows a decrease: FreeDecreasesPerDay per UTC
-//     day at any time, then one when there was none in the preceding hour.
+//     consecutive minutes at the same capacity with utilization below
+//     Target − ScaleInMargin (50% at a 70% target), with no scale-out
+//     pending, scale-in enabled and ScaleInCooldown passed since the previous
+//     scale-in, capacity is set for the next minute to the highest demand of
+//     those 15 minutes ÷ Target (rounded up, at least Min), if that is lower
+//     and DynamoDB allows a decrease: FreeDecreasesPerDay per UTC day at any
+//     time, then one when there was none in the preceding hour. The level is
+//     the one of AWS's capacity-mode evaluator (awslabs/amazon-dynamodb-tools,
+//     capacity-mode-evaluator: the maximum consumed of the last 15 minutes
+//     divided by the target utilization).
 //   - Demand above capacity, after BurstSeconds of banked unused capacity,
 //     is throttled. Decisions use the trace's demand, not the throttled
 //     consumption CloudWatch would show, as AWS's evaluator does.
@@ -33,70 +40,177 @@ func SimulateProvisioned(s Series, a AutoScalingSettings) (Simulation, error) {
 	if err := a.Validate(); err != nil {
 		return Simulation{}, err
 	}
-	delay := ceilMinutes(a.ScaleOutDelay)
-	outCooldown := ceilMinutes(a.ScaleOutCooldown)
-	inCooldown := ceilMinutes(a.ScaleInCooldown)
+	d := newScaler(s, a)
+	simulate(s.Start, len(s.Sum), d)
+	return *d.sim, nil
+}
 
+// TableSimulation is the provisioned simulation of both dimensions of one
+// table or GSI.
+type TableSimulation struct {
+	// Read and Write are the simulations of each dimension.
+	Read, Write Simulation
+	// ReadMethod and WriteMethod say how each was modelled.
+	ReadMethod, WriteMethod Method
+}
+
+// SimulateTable simulates the provisioned capacity of one table or GSI as
+// its Settings say (a dimension without auto-scaling nor fixed capacity
+// takes defaults). Both dimensions run minute by minute together because
+// DynamoDB's decrease limits (FreeDecreasesPerDay, then one an hour) count
+// per table or GSI: a decrease of read, write or both in the same minute
+// counts once, and a read decrease uses up the budget of the write.
+func SimulateTable(t Trace, s Settings, defaults AutoScalingSettings) (TableSimulation, error) {
+	if err := t.Validate(); err != nil {
+		return TableSimulation{}, err
+	}
+	var out TableSimulation
+	var dims [2]*scaler
+	for k, dim := range []struct {
+		p      Provisioning
+		field  string
+		method *Method
+	}{{s.Read, "Settings.Read", &out.ReadMethod}, {s.Write, "Settings.Write", &out.WriteMethod}} {
+		if err := dim.p.validate(dim.field); err != nil {
+			return TableSimulation{}, err
+		}
+		series := t.Series(Dimension(k))
+		switch {
+		case dim.p.AutoScaling != nil:
+			dims[k], *dim.method = newScaler(series, *dim.p.AutoScaling), MethodAutoScaling
+		case dim.p.Fixed > 0:
+			dims[k], *dim.method = newFixed(series, dim.p.Fixed), MethodFixed
+		default:
+			if err := defaults.Validate(); err != nil {
+				return TableSimulation{}, err
+			}
+			dims[k], *dim.method = newScaler(series, defaults), MethodDefaultAutoScaling
+		}
+	}
+	simulate(t.Start, t.Minutes(), dims[0], dims[1])
+	out.Read, out.Write = *dims[0].sim, *dims[1].sim
+	return out, nil
+}
+
+// scaler is the state of one dimension during a simulation.
+type scaler struct {
+	sum     []float64
+	a       AutoScalingSettings
+	scaling bool // false: a fixed capacity
+	delay   int
+	outCool int
+	inCool  int
+	c       float64
+	burst   burstBucket
+	pending []ScalingEvent // decided scale-outs, not yet in effect
+	above   int            // consecutive minutes above target
+	below   int            // consecutive minutes below the scale-in threshold
+	lastOut int
+	lastIn  int
+	sim     *Simulation
+}
+
+func newScaler(s Series, a AutoScalingSettings) *scaler {
 	c := a.clamp(a.Initial)
 	if a.Initial == 0 {
 		c = a.desired(s.Sum[0] / 60)
 	}
 	sim := newSimulation(s)
-	burst := fullBurst(c)
-	var (
-		pending        []ScalingEvent // decided scale-outs, not yet in effect
-		budget         decreaseBudget
-		above, below   int // consecutive minutes above target / below scale-in threshold
-		lastOut        = math.MinInt32
-		lastIn         = math.MinInt32
-		scaleInBelow   = a.Target * (1 - ScaleInHeadroom)
-		scaleInAllowed = !a.DisableScaleIn
-	)
-	for i, v := range s.Sum {
-		for len(pending) > 0 && pending[0].Effective <= i {
-			if pending[0].To > c {
-				c, below = pending[0].To, 0
-			}
-			pending = pending[1:]
-		}
-		sim.account(i, v, c, &burst)
+	return &scaler{
+		sum: s.Sum, a: a, scaling: true, c: c, burst: fullBurst(c), sim: &sim,
+		delay: ceilMinutes(a.ScaleOutDelay), outCool: ceilMinutes(a.ScaleOutCooldown), inCool: ceilMinutes(a.ScaleInCooldown),
+		lastOut: math.MinInt32, lastIn: math.MinInt32,
+	}
+}
 
-		u := v / 60
-		if c >= a.Max && u > a.Target*a.Max {
-			sim.MinutesAtMax++
-		}
-		above, below = countRun(above, u > a.Target*c), countRun(below, u < scaleInBelow*c)
+func newFixed(s Series, capacity float64) *scaler {
+	sim := newSimulation(s)
+	return &scaler{sum: s.Sum, c: capacity, burst: fullBurst(capacity), sim: &sim}
+}
 
-		// Decisions, taken at the end of minute i.
-		if above >= ScaleOutPoints && i-lastOut >= outCooldown {
-			top := c
-			if len(pending) > 0 {
-				top = pending[len(pending)-1].To
+// simulate runs the dimensions of one table or GSI over n minutes from start,
+// with one decrease budget for all of them.
+func simulate(start time.Time, n int, dims ...*scaler) {
+	var budget decreaseBudget
+	var ins []*scaler
+	var wants []float64
+	for i := range n {
+		ins, wants = ins[:0], wants[:0]
+		for _, d := range dims {
+			d.step(i)
+			if want, ok := d.scaleIn(i); ok {
+				ins, wants = append(ins, d), append(wants, want)
 			}
-			if want := a.desired(u); want > top {
-				ev := ScalingEvent{Minute: i, Effective: i + 1 + delay, From: c, To: want}
-				pending = append(pending, ev)
-				sim.Events = append(sim.Events, ev)
-				sim.ScaleOuts++
-				lastOut = i
-			}
+		}
+		if len(ins) == 0 {
 			continue
 		}
-		if !scaleInAllowed || len(pending) > 0 || below < ScaleInPoints || i-lastIn < inCooldown {
-			continue
-		}
-		want := a.desired(u)
-		at := s.minuteStart(i + 1)
-		if want >= c || !budget.allow(at) {
+		// Decided at the end of minute i, effective from the next one.
+		at := start.Add(time.Duration(i+1) * time.Minute)
+		if !budget.allow(at) {
 			continue
 		}
 		budget.record(at)
-		sim.Events = append(sim.Events, ScalingEvent{Minute: i, Effective: i + 1, From: c, To: want})
-		sim.ScaleIns++
-		c, below, lastIn = want, 0, i
+		for k, d := range ins {
+			d.sim.Events = append(d.sim.Events, ScalingEvent{Minute: i, Effective: i + 1, From: d.c, To: wants[k]})
+			d.sim.ScaleIns++
+			d.c, d.below, d.lastIn = wants[k], 0, i
+		}
 	}
-	sim.finish()
-	return sim, nil
+	for _, d := range dims {
+		d.sim.finish()
+	}
+}
+
+// step serves minute i at the capacity in effect and takes the scale-out
+// decision at its end.
+func (d *scaler) step(i int) {
+	for len(d.pending) > 0 && d.pending[0].Effective <= i {
+		if d.pending[0].To > d.c {
+			d.c, d.below = d.pending[0].To, 0
+		}
+		d.pending = d.pending[1:]
+	}
+	d.sim.account(i, d.sum[i], d.c, &d.burst)
+	if !d.scaling {
+		return
+	}
+	a := d.a
+	u := d.sum[i] / 60
+	if d.c >= a.Max && u > a.Target*a.Max {
+		d.sim.MinutesAtMax++
+		d.sim.atMax[i] = true
+	}
+	d.above, d.below = countRun(d.above, u > a.Target*d.c), countRun(d.below, u < a.scaleInBelow()*d.c)
+	if d.above < ScaleOutPoints || i-d.lastOut < d.outCool {
+		return
+	}
+	top := d.c
+	if len(d.pending) > 0 {
+		top = d.pending[len(d.pending)-1].To
+	}
+	if want := a.desired(u); want > top {
+		ev := ScalingEvent{Minute: i, Effective: i + 1 + d.delay, From: d.c, To: want}
+		d.pending = append(d.pending, ev)
+		d.sim.Events = append(d.sim.Events, ev)
+		d.sim.ScaleOuts++
+		d.lastOut = i
+	}
+}
+
+// scaleIn returns the capacity a scale-in decided at the end of minute i
+// would set, if the policy wants one: the highest demand of the last
+// ScaleInPoints minutes ÷ Target.
+func (d *scaler) scaleIn(i int) (float64, bool) {
+	if !d.scaling || d.a.DisableScaleIn || len(d.pending) > 0 || d.below < ScaleInPoints || i-d.lastIn < d.inCool {
+		return 0, false
+	}
+	var peak float64
+	for _, v := range d.sum[i+1-ScaleInPoints : i+1] {
+		peak = math.Max(peak, v/60)
+	}
+	want := d.a.desired(peak)
+	return want, want < d.c
 }
 
 // countRun extends a run of consecutive minutes or resets it.
@@ -113,8 +227,8 @@ func ceilMinutes(d time.Duration) int {
 }
 
 // decreaseBudget enforces DynamoDB's limit on capacity decreases for one
-// table or GSI and dimension: FreeDecreasesPerDay per UTC day at any time,
-// then one per hour when none happened in the preceding hour.
+// table or GSI: FreeDecreasesPerDay per UTC day at any time, then one per
+// hour when none happened in the preceding hour.
 type decreaseBudget struct {
 	day   time.Time // UTC midnight of the day being counted
 	count int       // decreases so far that day

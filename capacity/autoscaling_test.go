@@ -263,3 +263,41 @@ func TestDecreaseBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestTableDecreasesInvariant: over varied traces, the decreases of a table
+// or GSI (read, write or both in one minute counting once) follow DynamoDB's
+// allowance: 4 per UTC day at any time, then one when none happened in the
+// preceding hour.
+func TestTableDecreasesInvariant(t *testing.T) {
+	a := DefaultAutoScaling()
+	a.ScaleOutDelay = time.Minute
+	checked := 0
+	for name, tr := range map[string]Trace{
+		"random":  trace(3*1440, randomWalk(21, 800), randomWalk(22, 300)),
+		"sine":    trace(3*1440, sine(1000, 900), sine(300, 250)),
+		"spiky":   trace(3*1440, spiky(100, 30), randomWalk(23, 50)),
+		"halving": {Start: knownStart, Read: halving(0), Write: halving(7)},
+	} {
+		run, err := SimulateTable(tr, Settings{Read: Provisioning{AutoScaling: &a}, Write: Provisioning{AutoScaling: &a}}, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perDay := map[string][]int{}
+		for _, m := range decreases(run.Read, run.Write) {
+			day := tr.Start.Add(time.Duration(m+1) * time.Minute).UTC().Format(time.DateOnly)
+			perDay[day] = append(perDay[day], m)
+		}
+		for day, ms := range perDay {
+			checked += len(ms)
+			for k := FreeDecreasesPerDay; k < len(ms); k++ {
+				if ms[k]-ms[k-1] < 60 {
+					t.Errorf("%s %s: table decrease %d at minute %d, %d minutes after the previous one", name, day, k+1, ms[k], ms[k]-ms[k-1])
+				}
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("checked %d decreases, want traces that scale in often", checked)
+	}
+	t.Logf("checked %d table decreases", checked)
+}

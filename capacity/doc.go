@@ -12,11 +12,18 @@
 //     (request units equal consumed capacity units).
 //   - Provisioned cost is Σ over hours of the hourly mean provisioned capacity
 //     × the unit-hour price. The provisioned capacity is simulated with
-//     target-tracking auto-scaling (SimulateProvisioned), or held constant for
-//     a table provisioned without auto-scaling (SimulateFixed).
+//     target-tracking auto-scaling, or held constant for a table provisioned
+//     without auto-scaling. SimulateTable runs the read and write capacity of
+//     one table or GSI together, because DynamoDB's decrease limits count per
+//     table or GSI; SimulateProvisioned and SimulateFixed run one dimension.
+//   - EvaluateTableWindows evaluates several windows (7 and 30 days) off one
+//     simulation over the whole trace, so no window starts cold.
 //
 // Unlike AWS's evaluator, which assumes instant scaling, the simulation delays
 // each scale-out by AutoScalingSettings.ScaleOutDelay and counts the demand
 // that exceeds the capacity in effect (after DynamoDB burst capacity) as
-// throttled units. Everything here is deterministic and free of I/O.
+// throttled units. The trace is consumed capacity, already capped by the
+// table's real throttling: the model does not see demand that was refused,
+// and it does not model on-demand throttling. Everything here is
+// deterministic and free of I/O.
 package capacity

@@ -3,7 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
-	"strings"
+	"time"
 )
 
 // Recommendation thresholds used when Options leaves them zero.
@@ -155,33 +155,98 @@ func Evaluate(t Trace, current Mode, s Settings, p Prices, o Options) (Evaluatio
 }
 
 // EvaluateTable compares the billing modes of a table and its GSIs, which
-// switch mode together. Each workload is simulated separately; costs add up.
-// Every trace must cover at least an hour; a week or more captures weekly
-// cycles.
+// switch mode together, over their whole traces. Each workload is simulated
+// separately (its read and write together, see SimulateTable); costs add
+// up. Every trace must cover at least an hour; a week or more captures
+// weekly cycles.
 func EvaluateTable(current Mode, p Prices, o Options, workloads ...Workload) (Evaluation, error) {
-	if err := current.Validate(); err != nil {
+	es, err := evaluateWindows(current, p, o, []int{0}, workloads)
+	if err != nil {
 		return Evaluation{}, err
+	}
+	return es[0], nil
+}
+
+// EvaluateTableWindows compares the billing modes of a table and its GSIs
+// over several windows, each the last part of the traces (7 days, 30 days),
+// with ONE simulation per workload over its whole trace: each window is read
+// off that run (Simulation.Window), so it starts with the capacity, burst
+// credit and decreases of the day that the traffic before it left, not from
+// a cold start. The minutes of the traces before the longest window only
+// warm the simulation up. The figures of a window are therefore the same
+// from one evaluation to the next over the minutes both share, and an
+// additive figure (a cost, the throttled units) of a window never exceeds
+// that of a longer window containing it. A window longer than a trace covers
+// the whole trace; a window must cover at least an hour. The result holds
+// one Evaluation per window, in order.
+func EvaluateTableWindows(current Mode, p Prices, o Options, windows []time.Duration, workloads ...Workload) ([]Evaluation, error) {
+	if len(windows) == 0 {
+		return nil, fmt.Errorf("capacity: no windows to evaluate")
+	}
+	minutes := make([]int, len(windows))
+	for k, w := range windows {
+		if w < time.Hour {
+			return nil, fmt.Errorf("capacity: window %d (%v) is shorter than an hour", k, w)
+		}
+		minutes[k] = int(w / time.Minute)
+	}
+	return evaluateWindows(current, p, o, minutes, workloads)
+}
+
+// evaluateWindows evaluates the last minutes[k] minutes of the traces (0:
+// the whole traces) off one simulation per workload.
+func evaluateWindows(current Mode, p Prices, o Options, minutes []int, workloads []Workload) ([]Evaluation, error) {
+	if err := current.Validate(); err != nil {
+		return nil, err
 	}
 	if err := p.Validate(); err != nil {
-		return Evaluation{}, err
+		return nil, err
 	}
 	if err := o.validate(); err != nil {
-		return Evaluation{}, err
+		return nil, err
 	}
 	if len(workloads) == 0 {
-		return Evaluation{}, fmt.Errorf("capacity: no workloads to evaluate")
+		return nil, fmt.Errorf("capacity: no workloads to evaluate")
 	}
 	o = o.withDefaults()
-	e := Evaluation{Current: current}
+	runs := make([]TableSimulation, len(workloads))
 	for k, w := range workloads {
-		r, err := evaluateWorkload(w, p, *o.DefaultAutoScaling)
+		run, err := simulateWorkload(w, *o.DefaultAutoScaling)
 		if err != nil && len(workloads) > 1 {
-			return Evaluation{}, fmt.Errorf("capacity: workload %d: %s", k, strings.TrimPrefix(err.Error(), "capacity: "))
+			return nil, fmt.Errorf("workload %d: %w", k, err)
 		}
 		if err != nil {
-			return Evaluation{}, err
+			return nil, err
 		}
-		e.Workloads = append(e.Workloads, r)
+		runs[k] = run
+	}
+	out := make([]Evaluation, len(minutes))
+	for j, m := range minutes {
+		results := make([]WorkloadResult, len(workloads))
+		for k, w := range workloads {
+			n := w.Trace.Minutes()
+			lo := 0
+			if m > 0 && m < n {
+				lo = n - m
+			}
+			r := WorkloadResult{
+				Hours: float64(n-lo) / 60,
+				Read:  runs[k].Read.Window(lo, n), Write: runs[k].Write.Window(lo, n),
+				ReadMethod: runs[k].ReadMethod, WriteMethod: runs[k].WriteMethod,
+				OnDemand: OnDemandCost(w.Trace.window(lo, n), p),
+			}
+			r.Provisioned = ProvisionedCost(r.Read, r.Write, p)
+			results[k] = r
+		}
+		out[j] = evaluation(current, o, results)
+	}
+	return out, nil
+}
+
+// evaluation adds up the workloads of one window and recommends.
+func evaluation(current Mode, o Options, results []WorkloadResult) Evaluation {
+	e := Evaluation{Current: current, Workloads: results}
+	for _, r := range results {
 		e.Hours = math.Max(e.Hours, r.Hours)
 		e.OnDemand = e.OnDemand.add(r.OnDemand)
 		e.Provisioned = e.Provisioned.add(r.Provisioned)
@@ -204,42 +269,16 @@ func EvaluateTable(current Mode, p Prices, o Options, workloads ...Workload) (Ev
 	}
 	e.MonthlySaving = e.MonthlyCurrent - e.MonthlyOther
 	e.Recommendation = recommend(e, o)
-	return e, nil
+	return e
 }
 
-// evaluateWorkload prices one table or GSI in both modes.
-func evaluateWorkload(w Workload, p Prices, defaults AutoScalingSettings) (WorkloadResult, error) {
+// simulateWorkload checks a workload and simulates its provisioned capacity.
+func simulateWorkload(w Workload, defaults AutoScalingSettings) (TableSimulation, error) {
 	if err := w.Trace.Validate(); err != nil {
-		return WorkloadResult{}, err
+		return TableSimulation{}, err
 	}
 	if w.Trace.Minutes() < 60 {
-		return WorkloadResult{}, fmt.Errorf("capacity: Trace covers %d minutes, need at least 60", w.Trace.Minutes())
+		return TableSimulation{}, fmt.Errorf("capacity: Trace covers %d minutes, need at least 60", w.Trace.Minutes())
 	}
-	r := WorkloadResult{Hours: w.Trace.Hours(), OnDemand: OnDemandCost(w.Trace, p)}
-	var err error
-	if r.Read, r.ReadMethod, err = simulate(w.Trace.Series(Read), w.Settings.Read, defaults, "Settings.Read"); err != nil {
-		return WorkloadResult{}, err
-	}
-	if r.Write, r.WriteMethod, err = simulate(w.Trace.Series(Write), w.Settings.Write, defaults, "Settings.Write"); err != nil {
-		return WorkloadResult{}, err
-	}
-	r.Provisioned = ProvisionedCost(r.Read, r.Write, p)
-	return r, nil
-}
-
-// simulate models one dimension as its Provisioning says.
-func simulate(s Series, p Provisioning, defaults AutoScalingSettings, field string) (Simulation, Method, error) {
-	if err := p.validate(field); err != nil {
-		return Simulation{}, "", err
-	}
-	switch {
-	case p.AutoScaling != nil:
-		sim, err := SimulateProvisioned(s, *p.AutoScaling)
-		return sim, MethodAutoScaling, err
-	case p.Fixed > 0:
-		sim, err := SimulateFixed(s, p.Fixed)
-		return sim, MethodFixed, err
-	}
-	sim, err := SimulateProvisioned(s, defaults)
-	return sim, MethodDefaultAutoScaling, err
+	return SimulateTable(w.Trace, w.Settings, defaults)
 }

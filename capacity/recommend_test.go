@@ -159,7 +159,7 @@ func TestEvaluateTableWithGSI(t *testing.T) {
 	}
 	bad := gsi
 	bad.Settings.Write.Fixed = -1
-	if _, err := EvaluateTable(OnDemand, p, Options{}, base, bad); err == nil || !strings.Contains(err.Error(), "workload 1: Settings.Write.Fixed") {
+	if _, err := EvaluateTable(OnDemand, p, Options{}, base, bad); err == nil || !strings.Contains(err.Error(), "workload 1: capacity: Settings.Write.Fixed") {
 		t.Errorf("error %v, want one naming workload 1 and Settings.Write.Fixed", err)
 	}
 }

@@ -41,14 +41,29 @@ const (
 	// ScaleInPoints is the number of consecutive minutes below the scale-in
 	// threshold that trigger a scale-in.
 	ScaleInPoints = 15
-	// ScaleInHeadroom is how far below target utilization a minute must be to
-	// count toward a scale-in: utilization < Target × (1 − ScaleInHeadroom).
-	// The headroom keeps the simulation from spending its scarce daily
-	// decreases on marginal cuts.
+	// ScaleInMargin is how far below the target a minute's utilization must
+	// be to count toward a scale-in, in utilization points: utilization <
+	// Target − ScaleInMargin (50% at a 70% target). Sources: AWS re:Post, "How
+	// does DynamoDB auto scaling scale in?" (100 RCU at a 70% target scales in
+	// when consumption stays below 50 RCU for 15 minutes), and the low alarm
+	// Application Auto Scaling creates for a DynamoDB policy (on 12 RCU at
+	// 70%: "< 360 per minute for 15 datapoints", 360 = 12 × 0.5 × 60). At the
+	// lowest target, 20%, the threshold is 0 and the policy never scales in.
+	ScaleInMargin = 0.20
+	// ScaleInHeadroom is the former, wrong reading of the scale-in threshold
+	// (Target × (1 − ScaleInHeadroom), 56% at a 70% target).
+	//
+	// Deprecated: the model uses ScaleInMargin. Kept only because
+	// simulation/sim still refers to it until it states the rule itself;
+	// delete it then.
 	ScaleInHeadroom = 0.20
 	// FreeDecreasesPerDay is the number of capacity decreases DynamoDB allows
-	// at any time in a UTC day; after them, one decrease per hour is allowed
-	// when there was none in the preceding hour.
+	// a table or GSI at any time in a UTC day; after them, one decrease per
+	// hour is allowed when there was none in the preceding hour. A decrease
+	// of read, write or both counts once (DescribeTable's
+	// NumberOfDecreasesToday is per table or GSI). Source: Amazon DynamoDB
+	// developer guide, "Service, account, and table quotas in Amazon
+	// DynamoDB", section "Decreasing provisioned throughput".
 	FreeDecreasesPerDay = 4
 	// BurstSeconds is how many seconds of unused capacity DynamoDB keeps as
 	// burst capacity.
@@ -114,6 +129,12 @@ func (a AutoScalingSettings) validate(prefix string) error {
 		return fmt.Errorf("capacity: %s.Initial %v must be a finite non-negative number", prefix, a.Initial)
 	}
 	return nil
+}
+
+// scaleInBelow is the utilization under which a minute counts toward a
+// scale-in: Target − ScaleInMargin, never negative.
+func (a AutoScalingSettings) scaleInBelow() float64 {
+	return math.Max(0, a.Target-ScaleInMargin)
 }
 
 // desired is the capacity the policy sets for a demand of u units per second:

@@ -39,6 +39,12 @@ type Simulation struct {
 	// maximum while demand was above Max × Target: the maximum is below what
 	// the policy wanted. Always zero for a fixed capacity.
 	MinutesAtMax int
+
+	// Per minute: the demand (the series' Sums), the throttled units and
+	// whether capacity was held at the maximum; Window reads them.
+	demand    []float64
+	throttled []float64
+	atMax     []bool
 }
 
 // ScalingEvent is one auto-scaling decision.
@@ -68,12 +74,55 @@ func (s Simulation) ThrottledRatio() float64 {
 
 // newSimulation prepares a Simulation with the demand statistics of s.
 func newSimulation(s Series) Simulation {
-	sim := Simulation{Start: s.Start, Capacity: make([]float64, len(s.Sum))}
+	n := len(s.Sum)
+	sim := Simulation{Start: s.Start, Capacity: make([]float64, n), demand: s.Sum, throttled: make([]float64, n), atMax: make([]bool, n)}
 	for _, v := range s.Sum {
 		sim.Demand += v
 		sim.PeakDemand = math.Max(sim.PeakDemand, v/60)
 	}
 	return sim
+}
+
+// Window returns the part of the simulation over minutes [from, to) of its
+// series, as if read off the same run: capacities, throttling and scaling
+// decisions of those minutes, with the state the minutes before left (no
+// cold start). Minute indexes of the events are relative to from. It panics
+// when the range is outside the simulation, like a slice expression.
+func (s Simulation) Window(from, to int) Simulation {
+	w := Simulation{
+		Start:     s.Start.Add(time.Duration(from) * time.Minute),
+		Capacity:  s.Capacity[from:to:to],
+		demand:    s.demand[from:to:to],
+		throttled: s.throttled[from:to:to],
+		atMax:     s.atMax[from:to:to],
+	}
+	for i, c := range w.Capacity {
+		w.UnitHours += c / 60
+		w.Demand += w.demand[i]
+		w.PeakDemand = math.Max(w.PeakDemand, w.demand[i]/60)
+		if t := w.throttled[i]; t > 0 {
+			w.ThrottledUnits += t
+			w.ThrottledMinutes++
+		}
+		if w.atMax[i] {
+			w.MinutesAtMax++
+		}
+	}
+	for _, ev := range s.Events {
+		if ev.Minute < from || ev.Minute >= to {
+			continue
+		}
+		ev.Minute -= from
+		ev.Effective -= from
+		w.Events = append(w.Events, ev)
+		if ev.Out() {
+			w.ScaleOuts++
+		} else {
+			w.ScaleIns++
+		}
+	}
+	w.finish()
+	return w
 }
 
 // account records minute i served at capacity c, throttling the demand the
@@ -82,6 +131,7 @@ func (sim *Simulation) account(i int, demand, c float64, b *burstBucket) {
 	sim.Capacity[i] = c
 	sim.UnitHours += c / 60
 	if t := b.serve(demand, c); t > 0 {
+		sim.throttled[i] = t
 		sim.ThrottledUnits += t
 		sim.ThrottledMinutes++
 	}

@@ -51,6 +51,18 @@ func (t Trace) Series(d Dimension) Series {
 	return Series{Start: t.Start, Sum: sum}
 }
 
+// window returns minutes [from, to) of the trace.
+func (t Trace) window(from, to int) Trace {
+	w := Trace{Start: t.Start.Add(time.Duration(from) * time.Minute)}
+	if len(t.Read) > 0 {
+		w.Read = t.Read[from:to:to]
+	}
+	if len(t.Write) > 0 {
+		w.Write = t.Write[from:to:to]
+	}
+	return w
+}
+
 // Dimension is read or write capacity.
 type Dimension int
 

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +60,9 @@ type capacityState struct {
 	hist    map[historyKey]*history
 	scaling map[ScalingResource]scalingPolicy
 	reports []TableReport
+	// warned holds the tables (and billing modes) whose unknown billing
+	// mode was logged, so that it is logged once.
+	warned map[string]bool
 }
 
 // TableReport holds every derived figure of one table.
@@ -73,7 +75,8 @@ type TableReport struct {
 	// Costs holds the cost what-if per window; a window without enough
 	// history is missing.
 	Costs []WindowCost
-	// Err is why the cost what-if could not run (unknown prices), or nil.
+	// Err is why the cost what-if could not run (unknown billing mode or
+	// prices), or nil.
 	Err error
 }
 
@@ -172,7 +175,9 @@ func (c *Capacity) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ms, err := eachTarget(c.targets, c.state,
-		func() *capacityState { return &capacityState{hist: map[historyKey]*history{}} },
+		func() *capacityState {
+			return &capacityState{hist: map[historyKey]*history{}, warned: map[string]bool{}}
+		},
 		func(t *awsclient.Target, st *capacityState) error { return c.runTarget(ctx, t, st, now) },
 		func(_ *awsclient.Target, st *capacityState) []prometheus.Metric { return st.metrics() })
 	c.snap.store(ms)
@@ -290,30 +295,54 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 		}))
 		workloads = append(workloads, capacity.Workload{Settings: settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay)})
 	}
-	if r.Mode.Validate() != nil {
-		return r, nil
+	if err := r.Mode.Validate(); err != nil {
+		// A billing mode this exporter does not know (AWS added one): the
+		// what-if cannot price it. Counted as a collector error every run
+		// (dynamodb_exporter_collector_errors_total), shown by capacity
+		// report, logged once per table and mode.
+		r.Err = err
+		if k := tb.Name + "\x00" + string(r.Mode); !st.warned[k] {
+			st.warned[k] = true
+			c.logger.Warn("cost what-if skipped: unknown billing mode", "account", t.Account, "region", t.Region, "table", tb.Name, "billing_mode", string(r.Mode))
+		}
+		return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
 	}
 	prices, err := capacity.PricesForClass(t.Region, tableClass(tb), c.settings.Prices...)
 	if err != nil {
 		r.Err = err
-		return r, errors.New(strings.Replace(err.Error(), "capacity:", "capacity what-if of table "+tb.Name+" in "+t.Key()+":", 1))
+		return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
 	}
+	// One simulation from runFrom, each window read off it (see
+	// whatIfStart); windows start no earlier than the table's data.
+	first := ceilMinute(dataStart)
+	runFrom := whatIfStart(b.end)
+	if first.After(runFrom) {
+		runFrom = first
+	}
+	var labels []string
+	var spans []time.Duration
 	for _, w := range CostWindows {
 		from := b.end.Add(-w.D)
-		if dataStart.After(from) {
-			from = ceilMinute(dataStart)
+		if first.After(from) {
+			from = first
 		}
 		if b.end.Sub(from) < minTrace {
 			continue
 		}
-		for i, idx := range append([]string{""}, tb.IndexNames()...) {
-			workloads[i].Trace = trace(st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}], from, b.end)
-		}
-		e, err := capacity.EvaluateTable(r.Mode, prices, c.settings.Options, workloads...)
-		if err != nil {
-			return r, errors.New(strings.Replace(err.Error(), "capacity:", "capacity what-if of table "+tb.Name+" in "+t.Key()+":", 1))
-		}
-		r.Costs = append(r.Costs, WindowCost{Window: w.Label, Covered: b.end.Sub(from), Evaluation: e})
+		labels, spans = append(labels, w.Label), append(spans, b.end.Sub(from))
+	}
+	if len(spans) == 0 {
+		return r, nil
+	}
+	for i, idx := range append([]string{""}, tb.IndexNames()...) {
+		workloads[i].Trace = trace(st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}], runFrom, b.end)
+	}
+	evals, err := capacity.EvaluateTableWindows(r.Mode, prices, c.settings.Options, spans, workloads...)
+	if err != nil {
+		return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
+	}
+	for k, e := range evals {
+		r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: spans[k], Evaluation: e})
 	}
 	return r, nil
 }

@@ -17,6 +17,26 @@ var CostWindows = []struct {
 	D     time.Duration
 }{{"7d", 7 * day}, {"30d", 30 * day}}
 
+// whatIfWarmup is how much history before the longest window the what-if
+// simulates only to warm its state up (capacity, burst credit, the day's
+// decreases).
+const whatIfWarmup = day
+
+// whatIfStart returns where the what-if's one simulation starts for history
+// ending at end: the UTC midnight at least whatIfWarmup before the longest
+// window. Every window is read off that one run, so a window does not start
+// cold at whatever minute it happens to begin, and the start stays put from
+// one run to the next within a UTC day: two runs a few minutes apart give
+// the same figures for the minutes they share. Starting at midnight also
+// starts DynamoDB's daily decrease count where it starts.
+func whatIfStart(end time.Time) time.Time {
+	longest := CostWindows[0].D
+	for _, w := range CostWindows {
+		longest = max(longest, w.D)
+	}
+	return end.Add(-longest - whatIfWarmup).UTC().Truncate(day)
+}
+
 // provisioning returns how one dimension of a table or GSI is modelled in
 // provisioned mode: its own target-tracking policy when it has one (with the
 // configured scale-out delay), else its fixed provisioned capacity when the

@@ -249,7 +249,8 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 		}
 	}
 
-	// The cost what-if equals the capacity model on the same trace.
+	// The cost what-if equals the capacity model on the same trace, read
+	// off one run.
 	cfg, err := config.Parse([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
@@ -276,12 +277,18 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 		// Read has a target-tracking policy; write has none: fixed at 20.
 		{"prov", capacity.Provisioned, spiky, flatSum(600), capacity.Settings{Read: capacity.Provisioning{AutoScaling: &provRead}, Write: capacity.Provisioning{Fixed: 20}}, "7d", 7 * day, ""},
 	}
+	// The what-if simulates once from the UTC midnight a day before the
+	// 30-day window and reads both windows off that run.
+	runFrom := historyEnd.Add(-31 * day).Truncate(day)
 	for _, w := range whatIf {
-		from := historyEnd.Add(-w.span)
-		tr := capacity.Trace{Start: from, Read: minutes(w.read, from, historyEnd), Write: minutes(w.write, from, historyEnd)}
-		e, err := capacity.EvaluateTable(w.mode, prices, opts, capacity.Workload{Trace: tr, Settings: w.settings})
+		tr := capacity.Trace{Start: runFrom, Read: minutes(w.read, runFrom, historyEnd), Write: minutes(w.write, runFrom, historyEnd)}
+		es, err := capacity.EvaluateTableWindows(w.mode, prices, opts, []time.Duration{7 * day, 30 * day}, capacity.Workload{Trace: tr, Settings: w.settings})
 		if err != nil {
 			t.Fatal(err)
+		}
+		e := es[0]
+		if w.window == "30d" {
+			e = es[1]
 		}
 		l := map[string]string{"table": w.table, "window": w.window}
 		with := func(k, v string) map[string]string {
@@ -303,7 +310,7 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 			{catalogue.CapacityTraceSeconds, l, w.span.Seconds()},
 		} {
 			if got := mustValue(t, body, c.family, c.labels); math.Abs(got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
-				t.Errorf("%s%v = %v, want %v (capacity.EvaluateTable)", c.family, c.labels, got, c.want)
+				t.Errorf("%s%v = %v, want %v (capacity.EvaluateTableWindows)", c.family, c.labels, got, c.want)
 			}
 		}
 		rec := with("recommendation", string(e.Recommendation.Action))
@@ -456,5 +463,100 @@ func TestCapacityOnDemandIgnoresLeftoverScalingBounds(t *testing.T) {
 	}
 	if _, ok := value(t, body, catalogue.CapacityRecommendationInfo, map[string]string{"table": "after-surge", "window": "7d", "recommendation": string(capacity.SwitchToProvisioned)}); !ok {
 		t.Errorf("recommendation for a flat 10,000 units/s on-demand table is not switch_to_provisioned:\n%s", grep(body, catalogue.CapacityRecommendationInfo))
+	}
+}
+
+// rushSum is a provisioned table's daily cycle (±30% around 500 read units/s,
+// peaking at 15:00 UTC) with a 40-minute 2.5x rush at 12:00 every day and a
+// deterministic minute-to-minute noise of ±4%.
+func rushSum(m time.Time) float64 {
+	mod := m.Sub(m.Truncate(day))
+	rate := 500 * (1 + 0.3*math.Sin(2*math.Pi*(mod.Hours()-9)/24))
+	if mod >= 12*time.Hour && mod < 12*time.Hour+40*time.Minute {
+		rate *= 2.5
+	}
+	noise := float64(uint64(m.Unix()/60)*2654435761%1000)/1000 - 0.5 // in [-0.5, 0.5)
+	return rate * (1 + 0.08*noise) * 60
+}
+
+// TestCapacityWhatIfWindowsStable: the what-if's windows are read off one
+// simulation that starts before them, not simulated from a cold start each,
+// so on a table that throttles every day (a 90% target and a daily rush at
+// 12:00) the 7-day figures barely move between runs 5 minutes apart, and
+// never exceed the 30-day ones that contain them. The history ends at 11:57
+// on the first run, so the 7-day window begins 3 minutes before a rush, and
+// inside it on the next runs. Simulated from a cold start at its first
+// minute, the window sized its capacity for the rush it began in and lost
+// that day's throttling: a seventh of the figure, from one run to the next.
+func TestCapacityWhatIfWindowsStable(t *testing.T) {
+	const region = "us-east-1"
+	created := start.Add(-120 * day)
+	gen := newGenSource(region, created)
+	gen.consumed("carts", "", rushSum, flatSum(9000))
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		p := provisioned("carts", 600, 200)
+		p.CreationDateTime = created
+		mustPut(sim, region, p)
+		for _, st := range []awssim.ScalableTarget{
+			{ResourceID: "table/carts", ScalableDimension: awssim.DimTableRead, MinCapacity: 100, MaxCapacity: 8000},
+			{ResourceID: "table/carts", ScalableDimension: awssim.DimTableWrite, MinCapacity: 50, MaxCapacity: 3000},
+		} {
+			if err := sim.PutScalableTarget(region, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range []string{awssim.DimTableRead, awssim.DimTableWrite} {
+			if err := sim.PutScalingPolicy(region, awssim.ScalingPolicy{
+				PolicyName: d, ResourceID: "table/carts", ScalableDimension: d,
+				TargetValue: 90, PredefinedMetricType: awssim.MetricReadUtilization,
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sim.AddMetricSource(gen)
+	})
+	type figures struct{ throttled, provisioned, onDemand float64 }
+	read := func(body, window string) figures {
+		l := map[string]string{"table": "carts", "window": window}
+		with := func(k, v string) map[string]string {
+			m := map[string]string{k: v}
+			for a, b := range l {
+				m[a] = b
+			}
+			return m
+		}
+		return figures{
+			throttled:   mustValue(t, body, catalogue.CapacitySimulatedThrottled, with("dimension", "read")),
+			provisioned: mustValue(t, body, catalogue.CapacityCostDollars, with("mode", "provisioned")),
+			onDemand:    mustValue(t, body, catalogue.CapacityCostDollars, with("mode", "on_demand")),
+		}
+	}
+	var first figures
+	for k := range 4 {
+		if k > 0 {
+			h.clk.Advance(5 * time.Minute)
+		}
+		h.app.Scheduler.RunOnceNamed(context.Background(), "discovery", "tables", "autoscaling", "capacity")
+		body := h.scrape()
+		w7, w30 := read(body, "7d"), read(body, "30d")
+		t.Logf("run %d: 7d throttled %.0f, provisioned $%.4f; 30d throttled %.0f, provisioned $%.4f", k, w7.throttled, w7.provisioned, w30.throttled, w30.provisioned)
+		if w7.throttled <= 0 {
+			t.Errorf("run %d: 7-day simulated throttling %v, want > 0 (a 90%% target under a daily 2.5x rush)", k, w7.throttled)
+		}
+		if w7.throttled > w30.throttled || w7.provisioned > w30.provisioned || w7.onDemand > w30.onDemand {
+			t.Errorf("run %d: 7-day figures %+v exceed the 30-day ones %+v", k, w7, w30)
+		}
+		if k == 0 {
+			first = w7
+			continue
+		}
+		// Every day is alike: the rush minutes leaving the window (7 days
+		// ago) and entering it (today) throttle alike, up to the noise.
+		if d := math.Abs(w7.throttled - first.throttled); d > 0.02*first.throttled {
+			t.Errorf("run %d: 7-day throttling %.0f, run 0 %.0f: moved by %.1f%% as the window's first minute moved", k, w7.throttled, first.throttled, 100*d/first.throttled)
+		}
+		if d := math.Abs(w7.provisioned - first.provisioned); d > 0.002*first.provisioned {
+			t.Errorf("run %d: 7-day provisioned cost $%.4f, run 0 $%.4f", k, w7.provisioned, first.provisioned)
+		}
 	}
 }

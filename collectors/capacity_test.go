@@ -1,0 +1,61 @@
+package collectors
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+)
+
+// TestCapacityUnknownBillingModeIsCounted: a billing mode the exporter does
+// not know (awssim refuses to hold one, so the description is built here)
+// must not skip the what-if silently. The run returns an error for it every
+// time (counted by dynamodb_exporter_collector_errors_total, shown by
+// capacity report), the traffic figures are still derived, and the warning
+// is logged once.
+func TestCapacityUnknownBillingModeIsCounted(t *testing.T) {
+	end := time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
+	b := boundsAt(end, 90*day)
+	var logs bytes.Buffer
+	c := NewCapacity(nil, nil, CapacitySettings{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	target := &awsclient.Target{Account: "acct", Region: "us-east-1"}
+	st := &capacityState{hist: map[historyKey]*history{}, warned: map[string]bool{}}
+	table := func(name string, mode types.BillingMode) *Table {
+		return &Table{Name: name, Description: &types.TableDescription{
+			TableName:          aws.String(name),
+			CreationDateTime:   aws.Time(end.Add(-60 * day)),
+			BillingModeSummary: &types.BillingModeSummary{BillingMode: mode},
+		}}
+	}
+	for _, tb := range []*Table{table("future", "PAY_PER_SECOND"), table("known", types.BillingModePayPerRequest)} {
+		for _, k := range historyKeys(tb) {
+			h := newHistory(b)
+			w := fetchWindow{time.Minute, b.b1, b.end}
+			h.apply(w, []time.Time{b.end.Add(-time.Hour)}, []float64{6000})
+			h.finish(b)
+			st.hist[k] = h
+		}
+	}
+	for run := range 2 {
+		r, err := c.report(target, st, table("future", "PAY_PER_SECOND"), b)
+		if err == nil || !strings.Contains(err.Error(), "table future") || !strings.Contains(err.Error(), `"PAY_PER_SECOND"`) {
+			t.Fatalf("run %d: err = %v, want one naming the table and the mode", run, err)
+		}
+		if r == nil || r.Err == nil || len(r.Costs) != 0 || len(r.Traffic) != 1 {
+			t.Fatalf("run %d: report %+v, want Err set, no costs, the traffic figures", run, r)
+		}
+		known, err := c.report(target, st, table("known", types.BillingModePayPerRequest), b)
+		if err != nil || len(known.Costs) != len(CostWindows) {
+			t.Fatalf("run %d: known mode: err %v, %d windows", run, err, len(known.Costs))
+		}
+	}
+	if n := strings.Count(logs.String(), "unknown billing mode"); n != 1 {
+		t.Errorf("logged %d times, want once:\n%s", n, logs.String())
+	}
+}
