@@ -50,13 +50,6 @@ const (
 	// 70%: "< 360 per minute for 15 datapoints", 360 = 12 × 0.5 × 60). At the
 	// lowest target, 20%, the threshold is 0 and the policy never scales in.
 	ScaleInMargin = 0.20
-	// ScaleInHeadroom is the former, wrong reading of the scale-in threshold
-	// (Target × (1 − ScaleInHeadroom), 56% at a 70% target).
-	//
-	// Deprecated: the model uses ScaleInMargin. Kept only because
-	// simulation/sim still refers to it until it states the rule itself;
-	// delete it then.
-	ScaleInHeadroom = 0.20
 	// FreeDecreasesPerDay is the number of capacity decreases DynamoDB allows
 	// a table or GSI at any time in a UTC day; after them, one decrease per
 	// hour is allowed when there was none in the preceding hour. A decrease
