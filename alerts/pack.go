@@ -1,0 +1,301 @@
+package alerts
+
+// Parameters shared by several rules; a value under `params:` in the pack
+// configuration sets them for every rule at once.
+var (
+	rateWindow = Param{Name: "rate_window", Kind: Duration, Default: "10m",
+		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, so that it holds at the 1m and 5m cadences."}
+	minMonthlySpend = Param{Name: "min_monthly_spend_dollars", Kind: Number, Default: "50",
+		Doc: "Tables whose throughput costs less than this per month (USD) raise no cost alert: not worth the effort."}
+	minThrottles = Param{Name: "min_throttles_per_second", Kind: Number, Default: "0.1",
+		Doc: "Throttle events per second (averaged over rate_window) below which a table is not considered throttled."}
+)
+
+// Pack returns the alert pack: recording rules and one group of alerts per
+// concern (capacity, cost and mode, TTL, exporter health). Each alert maps to
+// a failure mode of the domain brief and has a runbook in docs/runbooks.
+func Pack() []Group {
+	return []Group{
+		{Name: "dynamodb-records", File: "records.rules.yml", Rules: records()},
+		{Name: "dynamodb-capacity", File: "capacity.rules.yml", Rules: capacityAlerts()},
+		{Name: "dynamodb-cost-and-mode", File: "cost.rules.yml", Rules: costAlerts()},
+		{Name: "dynamodb-ttl", File: "ttl.rules.yml", Rules: ttlAlerts()},
+		{Name: "dynamodb-exporter", File: "exporter.rules.yml", Rules: exporterAlerts()},
+	}
+}
+
+// records are the recording rules the alerts and dashboards share: rates of
+// consumed capacity and throttles, and utilization against provisioned
+// capacity and against the auto-scaling maximum.
+func records() []Rule {
+	p := []Param{rateWindow}
+	return []Rule{
+		{Record: "dynamodb:consumed_read_capacity_units:rate", Params: p,
+			Expr: `rate(dynamodb_consumed_read_capacity_units_total[[sel]][[rng .P.rate_window]])`},
+		{Record: "dynamodb:consumed_write_capacity_units:rate", Params: p,
+			Expr: `rate(dynamodb_consumed_write_capacity_units_total[[sel]][[rng .P.rate_window]])`},
+		{Record: "dynamodb:throttle_events_by_cause:rate", Params: p,
+			Expr: `rate(dynamodb_throttle_events_by_cause_total[[sel]][[rng .P.rate_window]])`},
+		{Record: "dynamodb:read_utilization:ratio",
+			Expr: `dynamodb:consumed_read_capacity_units:rate
+  / on (account, region, table, index)
+dynamodb_provisioned_read_capacity_units[[sel]]`},
+		{Record: "dynamodb:write_utilization:ratio",
+			Expr: `dynamodb:consumed_write_capacity_units:rate
+  / on (account, region, table, index)
+dynamodb_provisioned_write_capacity_units[[sel]]`},
+		// Consumed capacity against the auto-scaling maximum, by dimension:
+		// above the target utilization, the auto-scaler wants more than max.
+		{Record: "dynamodb:autoscaling_max_utilization:ratio",
+			Expr: `label_replace(dynamodb:consumed_read_capacity_units:rate, "dimension", "read", "", "")
+  / on (account, region, table, index, dimension)
+dynamodb_autoscaling_max_capacity_units[[sel "dimension=\"read\""]]
+or
+label_replace(dynamodb:consumed_write_capacity_units:rate, "dimension", "write", "", "")
+  / on (account, region, table, index, dimension)
+dynamodb_autoscaling_max_capacity_units[[sel "dimension=\"write\""]]`},
+	}
+}
+
+func capacityAlerts() []Rule {
+	return []Rule{
+		{
+			Alert: "DynamoDBProvisionedThroughputThrottling", Severity: Warning, For: "5m",
+			Params: []Param{minThrottles},
+			Expr: `sum by (account, region, table, index, kind) (
+  dynamodb:throttle_events_by_cause:rate{cause="provisioned_throughput"}
+) > [[.P.min_throttles_per_second]]
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
+			Summary: "A provisioned DynamoDB table or index throttles for lack of provisioned capacity.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
+				`throttles {{ $value | humanize }} {{ $labels.kind }} events/s (average over the rate window) for lack of provisioned capacity: ` +
+				`auto-scaling does not follow the traffic (it acts after 2 minutes above target, then takes minutes to apply), or the table has none.`,
+		},
+		{
+			Alert: "DynamoDBAutoScalingMaxTooLow", Severity: Warning, For: "10m",
+			Expr: `dynamodb:autoscaling_max_utilization:ratio
+  > on (account, region, table, index, dimension)
+dynamodb_autoscaling_target_utilization_ratio[[sel]]`,
+			Summary: "Demand presses on the auto-scaling maximum of a DynamoDB table or index.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
+				`consumes {{ $value | humanizePercentage }} of its auto-scaling maximum ({{ $labels.dimension }}, average over the rate window), ` +
+				`above its target utilization: auto-scaling wants more capacity than max allows, and further growth will throttle.`,
+		},
+		{
+			Alert: "DynamoDBHotPartition", Severity: Warning, For: "10m",
+			Params: []Param{minThrottles},
+			Expr: `sum by (account, region, table, index, kind) (
+  dynamodb:throttle_events_by_cause:rate{cause="key_range_throughput"}
+) > [[.P.min_throttles_per_second]]`,
+			Summary: "A DynamoDB table or index throttles on a hot partition (key range).",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
+				`has {{ $value | humanize }} key-range {{ $labels.kind }} throttle events/s (average over the rate window): ` +
+				`one partition exceeds 3,000 RCU or 1,000 WCU. The capacity mode does not fix this; the key design does.`,
+		},
+		{
+			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "15m",
+			Params: []Param{
+				{Name: "latency_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the p99 latency must be."},
+				{Name: "min_latency_seconds", Kind: Number, Default: "0.02", Doc: "p99 latency under which nothing fires, whatever the baseline."},
+				{Name: "latency_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the p99 latency baseline (its average)."},
+			},
+			Expr: `dynamodb_successful_request_latency_p99_seconds[[sel]]
+  > [[.P.latency_factor]] * avg_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
+and
+dynamodb_successful_request_latency_p99_seconds[[sel]] > [[.P.min_latency_seconds]]`,
+			Summary: "The p99 latency of a DynamoDB table is several times its own baseline.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.operation }}: p99 server-side latency ` +
+				`{{ $value | humanizeDuration }} over the last complete minute, several times its baseline (average p99 over the baseline window, an hour ago): ` +
+				`a hot partition on an on-demand table shows here before it throttles.`,
+		},
+		{
+			Alert: "DynamoDBTargetUtilizationTooHigh", Severity: Warning, For: "1h",
+			Params: []Param{
+				{Name: "max_target_utilization", Kind: Number, Default: "0.8", Doc: "Target utilization above which scaling has no room for its own delay."},
+				{Name: "throttle_window", Kind: Duration, Default: "1d", Doc: "Window in which provisioned-throughput throttles must have happened."},
+			},
+			Expr: `dynamodb_autoscaling_target_utilization_ratio[[sel]] > [[.P.max_target_utilization]]
+and on (account, region, table, index, dimension)
+label_replace(
+  sum by (account, region, table, index, kind) (
+    increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"provisioned_throughput\""]][[rng .P.throttle_window]])
+  ) > 0,
+  "dimension", "$1", "kind", "(.*)"
+)`,
+			Summary: "A DynamoDB auto-scaling target utilization is set so high that scale-outs throttle.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
+				`targets {{ $value | humanizePercentage }} {{ $labels.dimension }} utilization and throttled for lack of provisioned capacity within the throttle window: ` +
+				`at this target every rise throttles before auto-scaling acts. Keep about 70%.`,
+		},
+	}
+}
+
+func costAlerts() []Rule {
+	return []Rule{
+		{
+			Alert: "DynamoDBOnDemandSustainedWorkload", Severity: Info, For: "6h",
+			Params: []Param{minMonthlySpend,
+				{Name: "min_saving_dollars", Kind: Number, Default: "20", Doc: "Monthly saving (USD) under which switching is not worth it."},
+			},
+			Expr: `dynamodb_capacity_monthly_switch_saving_dollars[[sel "window=\"30d\""]] > [[.P.min_saving_dollars]]
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]
+and on (account, region, table)
+(
+  dynamodb_capacity_cost_dollars[[sel "window=\"30d\"" "mode=\"on_demand\""]]
+    * 2628000 / ignoring (mode) dynamodb_capacity_cost_trace_seconds[[sel "window=\"30d\""]]
+) > [[.P.min_monthly_spend_dollars]]
+unless on (account, region, table)
+sum by (account, region, table) (
+  increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"key_range_throughput\""]][1d])
+) > 0`,
+			Summary: "An on-demand DynamoDB table carries a sustained workload that provisioned capacity would serve for less.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) is on demand; over the last 30 days of its consumption, ` +
+				`provisioned capacity with target-tracking auto-scaling would save {{ $value | humanize }} USD a month. ` +
+				`Tables with key-range throttles are left out: the mode does not fix a hot key.`,
+		},
+		{
+			Alert: "DynamoDBBillingModeChurn", Severity: Warning,
+			Params: []Param{
+				{Name: "churn_window", Kind: Duration, Default: "3d", Doc: "Window in which switches to on-demand are counted."},
+				{Name: "min_switches", Kind: Number, Default: "2", Doc: "Switches to on-demand within the window that make a churn."},
+			},
+			Expr:    `changes(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]]) >= [[.P.min_switches]]`,
+			Summary: "A DynamoDB table switches billing mode back and forth.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) switched to on-demand {{ $value }} times within the churn window: ` +
+				`AWS allows four switches to on-demand per rolling 24 hours and refuses the fifth; a day/night plan fails. Stay provisioned and use scheduled scaling.`,
+		},
+		{
+			Alert: "DynamoDBSurgeBecameBaseline", Severity: Info, For: "1h",
+			Params: []Param{
+				{Name: "min_retention", Kind: Number, Default: "0.7", Doc: "Share of the surge week's baseline still held that makes the shift permanent."},
+				{Name: "min_weeks_after_surge", Kind: Number, Default: "4", Doc: "Weeks after the surge peak before the shift is judged."},
+			},
+			Expr: `dynamodb_capacity_surge_retention_ratio[[sel "index=\"\""]] >= [[.P.min_retention]]
+and on (account, region, table, index)
+(time() - dynamodb_capacity_surge_peak_timestamp_seconds[[sel]]) > [[.P.min_weeks_after_surge]] * 604800
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]`,
+			Summary: "A surge on an on-demand DynamoDB table became its baseline and the mode was not reviewed.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) still holds {{ $value | humanizePercentage }} of its surge-week baseline (4-week median) ` +
+				`weeks after the surge: the shift is permanent, and the on-demand mode chosen for a spike now burns money. Review the mode.`,
+		},
+		{
+			Alert: "DynamoDBReadWriteRatioDrift", Severity: Info, For: "6h",
+			Params: []Param{
+				{Name: "max_drift", Kind: Number, Default: "0.3", Doc: "Drift of the 1-day read/write ratio from its 7-day value beyond which capacity is reviewed."},
+				{Name: "min_units_per_second", Kind: Number, Default: "1", Doc: "Consumed read plus write units per second under which ratios are noise."},
+			},
+			Expr: `abs(dynamodb_capacity_read_write_drift_ratio[[sel]]) > [[.P.max_drift]]
+and on (account, region, table, index)
+(
+  dynamodb:consumed_read_capacity_units:rate
+    + on (account, region, table, index) dynamodb:consumed_write_capacity_units:rate
+) > [[.P.min_units_per_second]]`,
+			Summary: "The read/write ratio of a DynamoDB table drifted from its 7-day value.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}): ` +
+				`the 1-day read/write ratio is {{ $value | humanizePercentage }} away from its rolling 7-day value: a new report, push or query changed the workload. Review the capacity mode.`,
+		},
+	}
+}
+
+func ttlAlerts() []Rule {
+	return []Rule{
+		{
+			Alert: "DynamoDBTTLValuesNeverExpire", Severity: Warning, For: "1h",
+			Params: []Param{{Name: "min_never_expiring_items", Kind: Number, Default: "0", Doc: "Lower bound of never-expiring items above which the alert fires."}},
+			Expr: `dynamodb_ttl_never_expiring_items_lower_bound[[sel]] > [[.P.min_never_expiring_items]]
+and on (account, region, table)
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
+			Summary: "Items of a DynamoDB table carry TTL values that TTL will never act on.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): at least {{ $value | humanize }} items (lower bound of the 95% interval) ` +
+				`carry a TTL value TTL ignores: a String, milliseconds or finer, or more than five years in the past. They will never be deleted.`,
+		},
+		{
+			Alert: "DynamoDBTTLNotDeleting", Severity: Warning, For: "2h",
+			Params: []Param{{Name: "deletion_grace", Kind: Duration, Default: "2d", Doc: "How long past expiry an item may stay before TTL is considered not working (AWS: typically within 48 hours)."}},
+			Expr: `dynamodb_ttl_expired_items_lower_bound[[sel]] > 0
+and on (account, region, table)
+(time() - dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]]) > [[seconds .P.deletion_grace]]
+and on (account, region, table)
+increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) == 0
+and on (account, region, table)
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
+			Summary: "TTL is enabled on a DynamoDB table but deletes nothing while expired items exist.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): at least {{ $value | humanize }} expired items (lower bound), ` +
+				`some expired for longer than the grace period, and no TTL deletion within it: the attribute name or its format is wrong.`,
+		},
+		{
+			Alert: "DynamoDBTTLDeletionLagging", Severity: Warning, For: "6h",
+			Params: []Param{{Name: "max_deletion_lag", Kind: Duration, Default: "3d", Doc: "Age of the oldest expired item beyond which deletion is late."}},
+			Expr: `(time() - dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]]) > [[seconds .P.max_deletion_lag]]
+and on (account, region, table)
+increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
+			Summary: "DynamoDB's TTL deletes, but days behind expiry.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the oldest expired item seen by the sampler expired {{ $value | humanizeDuration }} ago ` +
+				`while TTL deletes: the backlog holds storage, GSI space and report counts.`,
+		},
+		{
+			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
+			Params: []Param{
+				{Name: "deletion_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the TTL deletion rate must be."},
+				{Name: "min_deletions_per_second", Kind: Number, Default: "0.1", Doc: "TTL deletions per second (last hour) under which nothing fires."},
+				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline, ending an hour ago."},
+			},
+			Expr: `sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h]))
+  > [[.P.deletion_factor]] * sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_baseline_window]] offset 1h))
+and
+sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h])) > [[.P.min_deletions_per_second]]`,
+			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, ` +
+				`several times its own baseline. A retention set too short deletes live data irreversibly; every hour counts.`,
+		},
+	}
+}
+
+func exporterAlerts() []Rule {
+	return []Rule{
+		{
+			Alert: "DynamoDBExporterCollectorFailing", Severity: Warning, For: "15m",
+			Expr: `(time() - dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]])
+  and on (collector, account, region)
+(dynamodb_exporter_collector_success[[sel]] == 0)
+or
+(dynamodb_exporter_collector_success[[sel]] == 0)
+  unless on (collector, account, region)
+dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
+			Summary: "A collector of the DynamoDB exporter fails for an account and region.",
+			Description: `The {{ $labels.collector }} collector fails for {{ $labels.account }} in {{ $labels.region }}; its last success was ` +
+				`{{ if eq $value 0.0 }}never{{ else }}{{ $value | humanizeDuration }} ago{{ end }}: its metrics there are stale. ` +
+				`See dynamodb_exporter_aws_request_errors_total for the error codes.`,
+		},
+		{
+			Alert: "DynamoDBExporterAccessDenied", Severity: Warning,
+			Expr: `sum by (account, region, service, operation, error_code) (
+  increase(dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]][30m])
+) > 0`,
+			Summary: "AWS refuses the DynamoDB exporter an action.",
+			Description: `AWS answered {{ $labels.error_code }} to {{ $labels.service }} {{ $labels.operation }} for {{ $labels.account }} in {{ $labels.region }} ` +
+				`({{ $value | humanize }} times in 30 minutes): what it reads is missing. Compare the role's policy with iam-policy.json.`,
+		},
+		{
+			Alert: "DynamoDBExporterCloudWatchThrottled", Severity: Warning, For: "15m",
+			Expr: `sum by (account, region) (
+  increase(dynamodb_exporter_aws_request_errors_total[[sel "service=\"cloudwatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]][15m])
+) > 0`,
+			Summary: "CloudWatch throttles the DynamoDB exporter.",
+			Description: `CloudWatch throttled the exporter {{ $value | humanize }} times in 15 minutes for {{ $labels.account }} in {{ $labels.region }}: ` +
+				`counters catch up within max_catch_up, gauges lag. Lengthen collectors.cloudwatch.interval or raise the account's GetMetricData quota.`,
+		},
+		{
+			Alert: "DynamoDBExporterTTLSamplerOutOfBudget", Severity: Info,
+			Expr: `sum by (account, region) (
+  increase(dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]][6h])
+) > 0`,
+			Summary: "The DynamoDB exporter's TTL sampler runs out of its read budget.",
+			Description: `{{ $value | humanize }} TTL samples were skipped in 6 hours for {{ $labels.account }} in {{ $labels.region }} because the hourly read budget was spent: ` +
+				`TTL health there is older than it should be. Raise collectors.ttl.budget or lengthen table_interval.`,
+		},
+	}
+}
