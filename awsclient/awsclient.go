@@ -132,6 +132,7 @@ func loadBase(ctx context.Context, region string, opts Options) (aws.Config, err
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
 	}
+	cfg.APIOptions = append(cfg.APIOptions, keepRequestBodyReadable)
 	return cfg, nil
 }
 
