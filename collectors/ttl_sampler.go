@@ -29,6 +29,16 @@ const scanPageLimit = 100
 // an average item size.
 const eventuallyConsistentBytesPerUnit = 8192
 
+// WholeItemsMissingShare is the share of items without the TTL attribute,
+// on the first page of a sample that holds items, above which the sampler
+// reads whole items instead of the keys and the TTL attribute: when most
+// items lack the attribute, the application may write the expiry under
+// another name (see ttl.ChooseCandidate). A Scan costs the same read units
+// whatever its projection (DynamoDB charges for the items read, not the
+// attributes returned), so the only extra read is that first page, read
+// again whole; item values still never leave the sampler.
+const WholeItemsMissingShare = 0.5
+
 // SampleOptions tune one TTL sample of one table.
 type SampleOptions struct {
 	// Attribute is the TTL attribute name.
@@ -49,6 +59,10 @@ type SampleOptions struct {
 	// Progress, when set, is told after each segment how many of the
 	// planned segments are done.
 	Progress func(done, planned int)
+	// WholeItems reads whole items from the first page (as when the
+	// table's last sample found most items without the TTL attribute);
+	// otherwise the first page decides (WholeItemsMissingShare).
+	WholeItems bool
 }
 
 // SampleResult is the outcome of one sample.
@@ -68,6 +82,11 @@ type SampleResult struct {
 	OldestExpiredTTL float64
 	// LiveRemaining holds the remaining lifetime, in seconds, of each live item read.
 	LiveRemaining []float64
+	// WholeItems is true when the segments were read whole (every
+	// top-level attribute), and Candidates then holds, per segment of
+	// Sample.Segments, what the items without the TTL attribute carry.
+	WholeItems bool
+	Candidates []ttl.SegmentCandidates
 	// SizeUnknown is true when DynamoDB reported neither an item count nor
 	// a size (as for up to six hours after a table is created or
 	// imported) and the table held more than one sample's items: nothing
@@ -90,8 +109,11 @@ func (r SampleResult) Counts() [ttl.NumClasses]int64 {
 
 // SampleTable reads random whole segments of a parallel Scan of the table,
 // projecting only the key attributes and the TTL attribute, and classifies
-// every item. No item key or value leaves this function: only counts and
-// durations do.
+// every item. When most items of the first page lack the TTL attribute (or
+// opts.WholeItems), it reads whole items instead, from the start of that
+// segment, and tallies the other top-level attributes that hold epoch
+// times (ttl.CandidateTally). No item key or value leaves this function:
+// only counts, durations and attribute names do.
 func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.TableDescription, opts SampleOptions) (SampleResult, error) {
 	if desc == nil || desc.TableName == nil {
 		return SampleResult{}, fmt.Errorf("sampling: no table description")
@@ -110,22 +132,28 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 	}
 	names := map[string]string{"#ttl": opts.Attribute}
 	projection := "#ttl"
+	keys := map[string]bool{}
 	for i, k := range desc.KeySchema {
 		ph := "#k" + strconv.Itoa(i)
 		names[ph] = aws.ToString(k.AttributeName)
+		keys[aws.ToString(k.AttributeName)] = true
 		projection += ", " + ph
 	}
+	r := &pageReader{api: api, opts: opts, pace: pace, table: name, whole: opts.WholeItems, probe: !opts.WholeItems,
+		isKey: func(n string) bool { return keys[n] }}
+	r.res.WholeItems = r.whole
 	scan := func() *dynamodb.ScanInput {
-		return &dynamodb.ScanInput{
-			TableName:                aws.String(name),
-			ProjectionExpression:     aws.String(projection),
-			ExpressionAttributeNames: names,
-			ConsistentRead:           aws.Bool(false),
-			ReturnConsumedCapacity:   types.ReturnConsumedCapacityTotal,
-			Limit:                    aws.Int32(scanPageLimit),
+		in := &dynamodb.ScanInput{
+			TableName:              aws.String(name),
+			ConsistentRead:         aws.Bool(false),
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			Limit:                  aws.Int32(scanPageLimit),
 		}
+		if !r.whole {
+			in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(projection), names
+		}
+		return in
 	}
-	r := &pageReader{api: api, opts: opts, pace: pace, table: name}
 	items := aws.ToInt64(desc.ItemCount)
 	if items <= 0 {
 		// DynamoDB has not published the item count yet (it refreshes it
@@ -172,6 +200,8 @@ type segmentTally struct {
 	live      []float64
 	oldest    time.Duration
 	oldestTTL float64
+	// cand is filled when the items are read whole.
+	cand ttl.CandidateTally
 }
 
 func (t *segmentTally) add(item map[string]types.AttributeValue, attr string, now time.Time) {
@@ -194,6 +224,7 @@ func (t *segmentTally) add(item map[string]types.AttributeValue, attr string, no
 // keep adds a completely read segment to the sample.
 func (r *SampleResult) keep(t *segmentTally) {
 	r.Sample.Segments = append(r.Sample.Segments, t.counts)
+	r.Candidates = append(r.Candidates, ttl.SegmentCandidates{Segment: t.counts.Segment, Items: t.counts.Items, Tally: t.cand})
 	r.LiveRemaining = append(r.LiveRemaining, t.live...)
 	if t.oldest > r.OldestExpiredAge {
 		r.OldestExpiredAge, r.OldestExpiredTTL = t.oldest, t.oldestTTL
@@ -207,6 +238,10 @@ type pageReader struct {
 	pace  func(context.Context, time.Duration) error
 	table string
 	res   SampleResult
+	// whole reads every top-level attribute; probe is true until the first
+	// page holding items has decided whether to.
+	whole, probe bool
+	isKey        func(name string) bool
 	// lastPage is the items and consumed units of the last page read.
 	lastPage struct {
 		items int
@@ -231,19 +266,46 @@ func (r *pageReader) read(ctx context.Context, in *dynamodb.ScanInput, t *segmen
 		}
 		r.res.ConsumedReadUnits += units
 		r.lastPage.items, r.lastPage.units = len(out.Items), units
+		missing := 0
 		for _, item := range out.Items {
 			t.add(item, r.opts.Attribute, r.opts.Now)
+			if r.whole {
+				t.cand.Add(item, r.opts.Attribute, r.isKey, r.opts.Now)
+			}
+			if _, ok := item[r.opts.Attribute]; !ok {
+				missing++
+			}
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
-		if r.opts.MaxReadRate > 0 && units > 0 {
-			if err := r.pace(ctx, time.Duration(units/r.opts.MaxReadRate*float64(time.Second))); err != nil {
-				return false, err
+		if r.probe && len(out.Items) > 0 {
+			r.probe = false
+			if float64(missing) > WholeItemsMissingShare*float64(len(out.Items)) {
+				// Most items lack the TTL attribute: read the segment
+				// again from its start, whole (same read units per page).
+				r.whole, r.res.WholeItems = true, true
+				in.ProjectionExpression, in.ExpressionAttributeNames, in.ExclusiveStartKey = nil, nil, nil
+				*t = segmentTally{counts: ttl.SegmentCounts{Segment: t.counts.Segment}}
+				if err := r.paceFor(ctx, units); err != nil {
+					return false, err
+				}
+				continue
 			}
+		}
+		if err := r.paceFor(ctx, units); err != nil {
+			return false, err
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			return true, nil
 		}
 	}
+}
+
+// paceFor waits as long as reading units takes at the maximum read rate.
+func (r *pageReader) paceFor(ctx context.Context, units float64) error {
+	if r.opts.MaxReadRate > 0 && units > 0 {
+		return r.pace(ctx, time.Duration(units/r.opts.MaxReadRate*float64(time.Second)))
+	}
+	return nil
 }
 
 // sizeFromStart plans a table whose item count DynamoDB does not report.
