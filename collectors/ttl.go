@@ -81,7 +81,7 @@ type ttlTableState struct {
 	consumed float64
 	lifetime histogram
 	// mostlyMissing: the last sample found most items without the TTL
-	// attribute, so the next one reads whole items from its first page.
+	// attribute, so the next one reads whole items from its start.
 	mostlyMissing bool
 	// cand is the likely intended TTL attribute, when haveCand.
 	cand     ttl.Candidate

@@ -106,3 +106,40 @@ func TestSamplerReadsWholeItemsWhenMostLackTheTTLAttribute(t *testing.T) {
 		t.Error("100 of 600 items lack the TTL attribute, yet the sample read whole items")
 	}
 }
+
+// TestSamplerSwitchesToWholeItemsMidSample: on a table of 4,000 items (3,600
+// without expires_at, carrying expiry; 2,000 of those expired) sampled in
+// random segments, the sampler decides after its first 50 items and reads
+// the rest of the sample whole. The segments read before the switch stay
+// in the class counts but not in the candidate search; the segments read
+// after it are still a random sample, and the candidate's figures must
+// hold the truth within their intervals.
+func TestSamplerSwitchesToWholeItemsMidSample(t *testing.T) {
+	b := simulated(t)
+	now := time.Now()
+	b.load(t, "misnamed-large", candidateItems(now, 3600, 2000, 400))
+	desc := withCount(describe(t, b.client, "misnamed-large"), 4000)
+	res, err := collectors.SampleTable(context.Background(), b.client, desc, collectors.SampleOptions{
+		Attribute: "expires_at", SampleItems: 800, Budget: 1000, Now: now,
+		Rand: rand.New(rand.NewPCG(5, 6)), Pace: noPace,
+	})
+	if err != nil || !res.Complete {
+		t.Fatalf("complete %v, %v", res.Complete, err)
+	}
+	k, whole := len(res.Sample.Segments), len(res.Candidates)
+	if !res.WholeItems || whole == 0 || whole >= k || res.Sample.TotalSegments <= k {
+		t.Fatalf("whole items %v: %d of %d segments read whole, of %d in the table; want a switch after the first few", res.WholeItems, whole, k, res.Sample.TotalSegments)
+	}
+	cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d of %d segments read whole (of %d): %q carried by %.3f (truth 0.900), expired %.0f [%.0f, %.0f] (truth 2000)",
+		whole, k, res.Sample.TotalSegments, cand.Attribute, cand.Carried.Fraction, cand.Expired.Items, cand.Expired.ItemsLower, cand.Expired.ItemsUpper)
+	if cand.Attribute != "expiry" || cand.Carried.FractionLower > 0.9 || cand.Carried.FractionUpper < 0.9 {
+		t.Errorf("candidate %q share %.3f [%.3f, %.3f], want expiry around 0.9", cand.Attribute, cand.Carried.Fraction, cand.Carried.FractionLower, cand.Carried.FractionUpper)
+	}
+	if cand.Expired.ItemsLower > 2000 || cand.Expired.ItemsUpper < 2000 {
+		t.Errorf("expired %.0f [%.0f, %.0f] does not hold the truth 2000", cand.Expired.Items, cand.Expired.ItemsLower, cand.Expired.ItemsUpper)
+	}
+}
