@@ -37,6 +37,8 @@ const (
 	LabelErrorCode = "error_code"
 	LabelClass     = "class"
 	LabelOutcome   = "outcome"
+	// LabelAttribute is an attribute NAME (a schema fact), never a value.
+	LabelAttribute = "attribute"
 )
 
 // Family describes one metric family.
@@ -58,54 +60,58 @@ type Family struct {
 // Names of every family, as constants so that code refers to them by name and
 // the compiler catches typos.
 const (
-	ConsumedReadCapacityUnitsTotal   = "dynamodb_consumed_read_capacity_units_total"
-	ConsumedWriteCapacityUnitsTotal  = "dynamodb_consumed_write_capacity_units_total"
-	ThrottleEventsTotal              = "dynamodb_throttle_events_total"
-	ThrottleEventsByCauseTotal       = "dynamodb_throttle_events_by_cause_total"
-	ThrottledRequestsTotal           = "dynamodb_throttled_requests_total"
-	SuccessfulRequestLatencyAverage  = "dynamodb_successful_request_latency_average_seconds"
-	SuccessfulRequestLatencyP99      = "dynamodb_successful_request_latency_p99_seconds"
-	SystemErrorsTotal                = "dynamodb_system_errors_total"
-	UserErrorsTotal                  = "dynamodb_user_errors_total"
-	TTLDeletedItemsTotal             = "dynamodb_ttl_deleted_items_total"
-	TableInfo                        = "dynamodb_table_info"
-	TableTTLInfo                     = "dynamodb_table_ttl_info"
-	ProvisionedReadCapacityUnits     = "dynamodb_provisioned_read_capacity_units"
-	ProvisionedWriteCapacityUnits    = "dynamodb_provisioned_write_capacity_units"
-	ProvisionedDecreasesToday        = "dynamodb_provisioned_capacity_decreases_today"
-	Items                            = "dynamodb_items"
-	SizeBytes                        = "dynamodb_size_bytes"
-	LastSwitchToOnDemandTimestamp    = "dynamodb_last_switch_to_on_demand_timestamp_seconds"
-	OnDemandMaxReadRequestUnits      = "dynamodb_on_demand_max_read_request_units"
-	OnDemandMaxWriteRequestUnits     = "dynamodb_on_demand_max_write_request_units"
-	AutoScalingMinCapacityUnits      = "dynamodb_autoscaling_min_capacity_units"
-	AutoScalingMaxCapacityUnits      = "dynamodb_autoscaling_max_capacity_units"
-	AutoScalingTargetUtilization     = "dynamodb_autoscaling_target_utilization_ratio"
-	AutoScalingScaleInCooldown       = "dynamodb_autoscaling_scale_in_cooldown_seconds"
-	AutoScalingScaleOutCooldown      = "dynamodb_autoscaling_scale_out_cooldown_seconds"
-	AutoScalingScaleInDisabled       = "dynamodb_autoscaling_scale_in_disabled"
-	TTLSampledItems                  = "dynamodb_ttl_sampled_items"
-	TTLExpiredItemsEstimate          = "dynamodb_ttl_expired_items_estimate"
-	TTLExpiredItemsLowerBound        = "dynamodb_ttl_expired_items_lower_bound"
-	TTLExpiredItemsUpperBound        = "dynamodb_ttl_expired_items_upper_bound"
-	TTLNeverExpiringItemsEstimate    = "dynamodb_ttl_never_expiring_items_estimate"
-	TTLNeverExpiringItemsLowerBound  = "dynamodb_ttl_never_expiring_items_lower_bound"
-	TTLNeverExpiringItemsUpperBound  = "dynamodb_ttl_never_expiring_items_upper_bound"
-	TTLOldestExpiredItemTimestamp    = "dynamodb_ttl_oldest_expired_item_timestamp_seconds"
-	TTLLiveItemRemainingLifetime     = "dynamodb_ttl_live_item_remaining_lifetime_seconds"
-	TTLSamplerConsumedReadUnitsTotal = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
-	TTLLastSampleTimestamp           = "dynamodb_ttl_last_sample_timestamp_seconds"
-	ExporterTTLSamplesTotal          = "dynamodb_exporter_ttl_samples_total"
-	ExporterAWSRequestsTotal         = "dynamodb_exporter_aws_requests_total"
-	ExporterAWSRequestErrorsTotal    = "dynamodb_exporter_aws_request_errors_total"
-	ExporterCollectorDuration        = "dynamodb_exporter_collector_duration_seconds"
-	ExporterCollectorLastSuccess     = "dynamodb_exporter_collector_last_success_timestamp_seconds"
-	ExporterCollectorSuccess         = "dynamodb_exporter_collector_success"
-	ExporterCollectorErrorsTotal     = "dynamodb_exporter_collector_errors_total"
-	ExporterCloudWatchMetricsTotal   = "dynamodb_exporter_cloudwatch_metrics_requested_total"
-	ExporterCloudWatchSeries         = "dynamodb_exporter_cloudwatch_series"
-	ExporterTables                   = "dynamodb_exporter_tables"
-	ExporterBuildInfo                = "dynamodb_exporter_build_info"
+	ConsumedReadCapacityUnitsTotal     = "dynamodb_consumed_read_capacity_units_total"
+	ConsumedWriteCapacityUnitsTotal    = "dynamodb_consumed_write_capacity_units_total"
+	ThrottleEventsTotal                = "dynamodb_throttle_events_total"
+	ThrottleEventsByCauseTotal         = "dynamodb_throttle_events_by_cause_total"
+	ThrottledRequestsTotal             = "dynamodb_throttled_requests_total"
+	SuccessfulRequestLatencyAverage    = "dynamodb_successful_request_latency_average_seconds"
+	SuccessfulRequestLatencyP99        = "dynamodb_successful_request_latency_p99_seconds"
+	SystemErrorsTotal                  = "dynamodb_system_errors_total"
+	UserErrorsTotal                    = "dynamodb_user_errors_total"
+	TTLDeletedItemsTotal               = "dynamodb_ttl_deleted_items_total"
+	TableInfo                          = "dynamodb_table_info"
+	TableTTLInfo                       = "dynamodb_table_ttl_info"
+	ProvisionedReadCapacityUnits       = "dynamodb_provisioned_read_capacity_units"
+	ProvisionedWriteCapacityUnits      = "dynamodb_provisioned_write_capacity_units"
+	ProvisionedDecreasesToday          = "dynamodb_provisioned_capacity_decreases_today"
+	Items                              = "dynamodb_items"
+	SizeBytes                          = "dynamodb_size_bytes"
+	LastSwitchToOnDemandTimestamp      = "dynamodb_last_switch_to_on_demand_timestamp_seconds"
+	OnDemandMaxReadRequestUnits        = "dynamodb_on_demand_max_read_request_units"
+	OnDemandMaxWriteRequestUnits       = "dynamodb_on_demand_max_write_request_units"
+	AutoScalingMinCapacityUnits        = "dynamodb_autoscaling_min_capacity_units"
+	AutoScalingMaxCapacityUnits        = "dynamodb_autoscaling_max_capacity_units"
+	AutoScalingTargetUtilization       = "dynamodb_autoscaling_target_utilization_ratio"
+	AutoScalingScaleInCooldown         = "dynamodb_autoscaling_scale_in_cooldown_seconds"
+	AutoScalingScaleOutCooldown        = "dynamodb_autoscaling_scale_out_cooldown_seconds"
+	AutoScalingScaleInDisabled         = "dynamodb_autoscaling_scale_in_disabled"
+	TTLSampledItems                    = "dynamodb_ttl_sampled_items"
+	TTLExpiredItemsEstimate            = "dynamodb_ttl_expired_items_estimate"
+	TTLExpiredItemsLowerBound          = "dynamodb_ttl_expired_items_lower_bound"
+	TTLExpiredItemsUpperBound          = "dynamodb_ttl_expired_items_upper_bound"
+	TTLNeverExpiringItemsEstimate      = "dynamodb_ttl_never_expiring_items_estimate"
+	TTLNeverExpiringItemsLowerBound    = "dynamodb_ttl_never_expiring_items_lower_bound"
+	TTLNeverExpiringItemsUpperBound    = "dynamodb_ttl_never_expiring_items_upper_bound"
+	TTLOldestExpiredItemTimestamp      = "dynamodb_ttl_oldest_expired_item_timestamp_seconds"
+	TTLCandidateAttributeItemsRatio    = "dynamodb_ttl_candidate_attribute_items_ratio"
+	TTLCandidateExpiredItemsEstimate   = "dynamodb_ttl_candidate_attribute_expired_items_estimate"
+	TTLCandidateExpiredItemsLowerBound = "dynamodb_ttl_candidate_attribute_expired_items_lower_bound"
+	TTLCandidateExpiredItemsUpperBound = "dynamodb_ttl_candidate_attribute_expired_items_upper_bound"
+	TTLLiveItemRemainingLifetime       = "dynamodb_ttl_live_item_remaining_lifetime_seconds"
+	TTLSamplerConsumedReadUnitsTotal   = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
+	TTLLastSampleTimestamp             = "dynamodb_ttl_last_sample_timestamp_seconds"
+	ExporterTTLSamplesTotal            = "dynamodb_exporter_ttl_samples_total"
+	ExporterAWSRequestsTotal           = "dynamodb_exporter_aws_requests_total"
+	ExporterAWSRequestErrorsTotal      = "dynamodb_exporter_aws_request_errors_total"
+	ExporterCollectorDuration          = "dynamodb_exporter_collector_duration_seconds"
+	ExporterCollectorLastSuccess       = "dynamodb_exporter_collector_last_success_timestamp_seconds"
+	ExporterCollectorSuccess           = "dynamodb_exporter_collector_success"
+	ExporterCollectorErrorsTotal       = "dynamodb_exporter_collector_errors_total"
+	ExporterCloudWatchMetricsTotal     = "dynamodb_exporter_cloudwatch_metrics_requested_total"
+	ExporterCloudWatchSeries           = "dynamodb_exporter_cloudwatch_series"
+	ExporterTables                     = "dynamodb_exporter_tables"
+	ExporterBuildInfo                  = "dynamodb_exporter_build_info"
 )
 
 // backgroundNote ends the help of every family filled from AWS in the
@@ -245,6 +251,18 @@ var awsFamilies = []Family{
 	{TTLOldestExpiredItemTimestamp, Gauge,
 		"TTL value (the expiry time, Unix seconds) of the oldest expired item the last sample saw; time() minus it is how late deletion runs; absent when the sample held no expired item." + backgroundNote,
 		tableLabels, "seconds since epoch", "DynamoDB Scan sample"},
+	{TTLCandidateAttributeItemsRatio, Gauge,
+		"Estimated share of the table's items that lack the TTL attribute but carry attribute, another top-level Number holding an epoch time (seconds, or milliseconds) from five years ago to 20 years ahead: the likely intended TTL attribute, so TTL never deletes these items. Looked for when most sampled items lack the TTL attribute (the sample then reads whole items, at the same read cost); attribute is named only when at least half of the sampled items without the TTL attribute carry it. Absent when no attribute qualifies." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "ratio", "DynamoDB Scan sample (whole items), classified by the exporter"},
+	{TTLCandidateExpiredItemsEstimate, Gauge,
+		"Estimated items that lack the TTL attribute and whose candidate attribute holds a time already past (within five years): the backlog TTL would delete if it were enabled on that attribute, and never deletes as things are." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "items", "DynamoDB Scan sample (whole items) and DescribeTable ItemCount"},
+	{TTLCandidateExpiredItemsLowerBound, Gauge,
+		"Lower bound of the 95% interval of the candidate attribute's expired-item estimate; the interval accounts for clustering by partition key." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "items", "DynamoDB Scan sample (whole items) and DescribeTable ItemCount"},
+	{TTLCandidateExpiredItemsUpperBound, Gauge,
+		"Upper bound of the 95% interval of the candidate attribute's expired-item estimate." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "items", "DynamoDB Scan sample (whole items) and DescribeTable ItemCount"},
 	{TTLLiveItemRemainingLifetime, Histogram,
 		"Remaining lifetime (TTL value minus now) of the live items the sampler has read since the exporter started; a retention that suddenly got shorter moves it down." + backgroundNote,
 		tableLabels, "seconds", "DynamoDB Scan sample"},

@@ -19,6 +19,7 @@ const (
 	CapacitySurgePeakTimestamp  = "dynamodb_capacity_surge_peak_timestamp_seconds"
 	CapacityCostDollars         = "dynamodb_capacity_cost_dollars"
 	CapacityMonthlySwitchSaving = "dynamodb_capacity_monthly_switch_saving_dollars"
+	CapacityProvisionedSaving   = "dynamodb_capacity_monthly_provisioned_saving_dollars"
 	CapacitySimulatedThrottled  = "dynamodb_capacity_simulated_throttled_units"
 	CapacityTraceSeconds        = "dynamodb_capacity_cost_trace_seconds"
 	CapacityRecommendationInfo  = "dynamodb_capacity_recommendation_info"
@@ -60,6 +61,9 @@ var derivedFamilies = []Family{
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, LabelMode}, "USD", capacityCostSource},
 	{CapacityMonthlySwitchSaving, Gauge,
 		"Monthly saving in USD of switching the table to the other billing mode, from the window's consumption scaled to 730 hours; negative when switching costs more." + costNote + derivedNote,
+		derivedTableWindowLabels, "USD per month", capacityCostSource},
+	{CapacityProvisionedSaving, Gauge,
+		"Monthly on-demand cost minus monthly provisioned cost in USD, from the window's consumption scaled to 730 hours, whatever the table's current mode: positive when provisioned with auto-scaling is cheaper, negative when on-demand is; unlike the switch saving its sign does not change when the table switches mode. On an on-demand table the provisioned side simulates the auto-scaling policy's target with default bounds." + costNote + derivedNote,
 		derivedTableWindowLabels, "USD per month", capacityCostSource},
 	{CapacitySimulatedThrottled, Gauge,
 		"Request units the provisioned auto-scaling simulation throttles over the window, by dimension, counting the scale-out delay (collectors.capacity.scale_out_delay) and burst capacity." + derivedNote,

@@ -390,6 +390,7 @@ func (st *capacityState) metrics() []prometheus.Metric {
 			add(catalogue.CapacityCostDollars, e.OnDemand.Total(), with("on_demand")...)
 			add(catalogue.CapacityCostDollars, e.Provisioned.Total(), with("provisioned")...)
 			add(catalogue.CapacityMonthlySwitchSaving, e.MonthlySaving, lv...)
+			add(catalogue.CapacityProvisionedSaving, e.MonthlyOnDemand-e.MonthlyProvisioned, lv...)
 			add(catalogue.CapacitySimulatedThrottled, e.Throttled.Read, with("read")...)
 			add(catalogue.CapacitySimulatedThrottled, e.Throttled.Write, with("write")...)
 			add(catalogue.CapacityTraceSeconds, wc.Covered.Seconds(), lv...)

@@ -80,6 +80,12 @@ type ttlTableState struct {
 	oldest   float64 // TTL value of the oldest expired item seen, 0 if none
 	consumed float64
 	lifetime histogram
+	// mostlyMissing: the last sample found most items without the TTL
+	// attribute, so the next one reads whole items from its start.
+	mostlyMissing bool
+	// cand is the likely intended TTL attribute, when haveCand.
+	cand     ttl.Candidate
+	haveCand bool
 }
 
 type histogram struct {
@@ -240,6 +246,7 @@ func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetS
 			Now:         now,
 			Rand:        c.rng,
 			Pace:        c.settings.Pace,
+			WholeItems:  ts.mostlyMissing,
 		})
 		spent += res.ConsumedReadUnits
 		runSpent += res.ConsumedReadUnits
@@ -295,6 +302,21 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	ts.haveEst = err == nil && err2 == nil
 	ts.expired, ts.never = expired, never
 	ts.counts = res.Counts()
+	var read int64
+	for _, n := range ts.counts {
+		read += n
+	}
+	ts.mostlyMissing = read > 0 && float64(ts.counts[ttl.Missing]) > WholeItemsMissingShare*float64(read)
+	ts.haveCand = false
+	if res.WholeItems {
+		cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates)
+		switch {
+		case err == nil:
+			ts.cand, ts.haveCand = cand, true
+		case !errors.Is(err, ttl.ErrNoCandidate) && !errors.Is(err, ttl.ErrEmptySample):
+			return fmt.Errorf("estimating the candidate TTL attribute: %w", err)
+		}
+	}
 	ts.oldest = res.OldestExpiredTTL
 	ts.sampled = now
 	ts.failed = time.Time{}
@@ -329,6 +351,15 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsEstimate, ts.never.Items, lv...),
 				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsLowerBound, ts.never.ItemsLower, lv...),
 				catalogue.MustMetric(catalogue.TTLNeverExpiringItemsUpperBound, ts.never.ItemsUpper, lv...),
+			)
+		}
+		if ts.haveCand {
+			cl := []string{t.Account, t.Region, n, ts.cand.Attribute}
+			ms = append(ms,
+				catalogue.MustMetric(catalogue.TTLCandidateAttributeItemsRatio, ts.cand.Carried.Fraction, cl...),
+				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsEstimate, ts.cand.Expired.Items, cl...),
+				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsLowerBound, ts.cand.Expired.ItemsLower, cl...),
+				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsUpperBound, ts.cand.Expired.ItemsUpper, cl...),
 			)
 		}
 		if ts.oldest > 0 {

@@ -29,6 +29,25 @@ const scanPageLimit = 100
 // an average item size.
 const eventuallyConsistentBytesPerUnit = 8192
 
+// WholeItemsMissingShare is the share of items without the TTL attribute,
+// among the first WholeItemsProbeItems items of a sample, above which the
+// sampler reads whole items instead of the keys and the TTL attribute: when
+// most items lack the attribute, the application may write the expiry
+// under another name (see ttl.ChooseCandidate). A Scan costs the same read
+// units whatever its projection (DynamoDB charges for the items read, not
+// the attributes returned), so the only extra read is the segment being
+// read when the sampler switches, read again whole from its start. The
+// segments read before the switch stay in the sample but not in the
+// candidate search: the segments are read in a random order, so those read
+// whole after the switch are still a simple random sample of segments.
+// Item values never leave the sampler.
+const WholeItemsMissingShare = 0.5
+
+// WholeItemsProbeItems is how many items the sampler reads before deciding
+// (fewer when the sample aims at fewer than four times as many, or when
+// the whole table is read at once and ends first).
+const WholeItemsProbeItems = 50
+
 // SampleOptions tune one TTL sample of one table.
 type SampleOptions struct {
 	// Attribute is the TTL attribute name.
@@ -49,6 +68,10 @@ type SampleOptions struct {
 	// Progress, when set, is told after each segment how many of the
 	// planned segments are done.
 	Progress func(done, planned int)
+	// WholeItems reads whole items from the start (as when the
+	// table's last sample found most items without the TTL attribute);
+	// otherwise the first items decide (WholeItemsMissingShare).
+	WholeItems bool
 }
 
 // SampleResult is the outcome of one sample.
@@ -68,6 +91,12 @@ type SampleResult struct {
 	OldestExpiredTTL float64
 	// LiveRemaining holds the remaining lifetime, in seconds, of each live item read.
 	LiveRemaining []float64
+	// WholeItems is true when the sample read whole items (every
+	// top-level attribute) from some segment on; Candidates then holds,
+	// for each segment read whole, what its items without the TTL
+	// attribute carry.
+	WholeItems bool
+	Candidates []ttl.SegmentCandidates
 	// SizeUnknown is true when DynamoDB reported neither an item count nor
 	// a size (as for up to six hours after a table is created or
 	// imported) and the table held more than one sample's items: nothing
@@ -90,8 +119,12 @@ func (r SampleResult) Counts() [ttl.NumClasses]int64 {
 
 // SampleTable reads random whole segments of a parallel Scan of the table,
 // projecting only the key attributes and the TTL attribute, and classifies
-// every item. No item key or value leaves this function: only counts and
-// durations do.
+// every item. When most of its first WholeItemsProbeItems items lack the TTL
+// attribute (or
+// opts.WholeItems), it reads whole items instead, from the start of that
+// segment, and tallies the other top-level attributes that hold epoch
+// times (ttl.CandidateTally). No item key or value leaves this function:
+// only counts, durations and attribute names do.
 func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.TableDescription, opts SampleOptions) (SampleResult, error) {
 	if desc == nil || desc.TableName == nil {
 		return SampleResult{}, fmt.Errorf("sampling: no table description")
@@ -110,22 +143,29 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 	}
 	names := map[string]string{"#ttl": opts.Attribute}
 	projection := "#ttl"
+	keys := map[string]bool{}
 	for i, k := range desc.KeySchema {
 		ph := "#k" + strconv.Itoa(i)
 		names[ph] = aws.ToString(k.AttributeName)
+		keys[aws.ToString(k.AttributeName)] = true
 		projection += ", " + ph
 	}
+	r := &pageReader{api: api, opts: opts, pace: pace, table: name, whole: opts.WholeItems, probe: !opts.WholeItems,
+		probeTarget: min(WholeItemsProbeItems, max(1, int64(opts.SampleItems)/4)),
+		isKey:       func(n string) bool { return keys[n] }}
+	r.res.WholeItems = r.whole
 	scan := func() *dynamodb.ScanInput {
-		return &dynamodb.ScanInput{
-			TableName:                aws.String(name),
-			ProjectionExpression:     aws.String(projection),
-			ExpressionAttributeNames: names,
-			ConsistentRead:           aws.Bool(false),
-			ReturnConsumedCapacity:   types.ReturnConsumedCapacityTotal,
-			Limit:                    aws.Int32(scanPageLimit),
+		in := &dynamodb.ScanInput{
+			TableName:              aws.String(name),
+			ConsistentRead:         aws.Bool(false),
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			Limit:                  aws.Int32(scanPageLimit),
 		}
+		if !r.whole {
+			in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(projection), names
+		}
+		return in
 	}
-	r := &pageReader{api: api, opts: opts, pace: pace, table: name}
 	items := aws.ToInt64(desc.ItemCount)
 	if items <= 0 {
 		// DynamoDB has not published the item count yet (it refreshes it
@@ -142,13 +182,14 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 	order := rng.Perm(total)[:planned]
 	r.res.Planned = planned
 	r.res.Sample = ttl.Sample{TotalSegments: total, TableItems: aws.ToInt64(desc.ItemCount)}
+	r.single = total == 1
 	for done, seg := range order {
 		in := scan()
 		if total > 1 {
 			in.Segment = aws.Int32(int32(seg))
 			in.TotalSegments = aws.Int32(int32(total))
 		}
-		tally := segmentTally{counts: ttl.SegmentCounts{Segment: seg}}
+		tally := segmentTally{counts: ttl.SegmentCounts{Segment: seg}, whole: r.whole}
 		finished, err := r.read(ctx, in, &tally, 0)
 		if err != nil {
 			return r.res, fmt.Errorf("scanning segment %d of %d of table %s: %w", seg, total, name, err)
@@ -172,6 +213,10 @@ type segmentTally struct {
 	live      []float64
 	oldest    time.Duration
 	oldestTTL float64
+	// whole is true when the segment is read whole from its start; cand
+	// is filled then.
+	whole bool
+	cand  ttl.CandidateTally
 }
 
 func (t *segmentTally) add(item map[string]types.AttributeValue, attr string, now time.Time) {
@@ -194,6 +239,9 @@ func (t *segmentTally) add(item map[string]types.AttributeValue, attr string, no
 // keep adds a completely read segment to the sample.
 func (r *SampleResult) keep(t *segmentTally) {
 	r.Sample.Segments = append(r.Sample.Segments, t.counts)
+	if t.whole {
+		r.Candidates = append(r.Candidates, ttl.SegmentCandidates{Segment: t.counts.Segment, Items: t.counts.Items, Tally: t.cand})
+	}
 	r.LiveRemaining = append(r.LiveRemaining, t.live...)
 	if t.oldest > r.OldestExpiredAge {
 		r.OldestExpiredAge, r.OldestExpiredTTL = t.oldest, t.oldestTTL
@@ -207,6 +255,14 @@ type pageReader struct {
 	pace  func(context.Context, time.Duration) error
 	table string
 	res   SampleResult
+	// whole reads every top-level attribute; probe is true until the
+	// first probeTarget items (or the whole table, when single) have
+	// decided whether to, counting probeSeen items of which probeMissing
+	// lack the TTL attribute.
+	whole, probe, single    bool
+	probeTarget             int64
+	probeSeen, probeMissing int64
+	isKey                   func(name string) bool
 	// lastPage is the items and consumed units of the last page read.
 	lastPage struct {
 		items int
@@ -233,17 +289,47 @@ func (r *pageReader) read(ctx context.Context, in *dynamodb.ScanInput, t *segmen
 		r.lastPage.items, r.lastPage.units = len(out.Items), units
 		for _, item := range out.Items {
 			t.add(item, r.opts.Attribute, r.opts.Now)
+			if t.whole {
+				t.cand.Add(item, r.opts.Attribute, r.isKey, r.opts.Now)
+			}
+			if r.probe {
+				r.probeSeen++
+				if _, ok := item[r.opts.Attribute]; !ok {
+					r.probeMissing++
+				}
+			}
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
-		if r.opts.MaxReadRate > 0 && units > 0 {
-			if err := r.pace(ctx, time.Duration(units/r.opts.MaxReadRate*float64(time.Second))); err != nil {
-				return false, err
+		if r.probe && (r.probeSeen >= r.probeTarget || (r.single && len(out.LastEvaluatedKey) == 0 && r.probeSeen > 0)) {
+			r.probe = false
+			if float64(r.probeMissing) > WholeItemsMissingShare*float64(r.probeSeen) {
+				// Most items lack the TTL attribute: read this segment
+				// again from its start, and the next ones, whole (same
+				// read units per page).
+				r.whole, r.res.WholeItems = true, true
+				in.ProjectionExpression, in.ExpressionAttributeNames, in.ExclusiveStartKey = nil, nil, nil
+				*t = segmentTally{counts: ttl.SegmentCounts{Segment: t.counts.Segment}, whole: true}
+				if err := r.paceFor(ctx, units); err != nil {
+					return false, err
+				}
+				continue
 			}
+		}
+		if err := r.paceFor(ctx, units); err != nil {
+			return false, err
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			return true, nil
 		}
 	}
+}
+
+// paceFor waits as long as reading units takes at the maximum read rate.
+func (r *pageReader) paceFor(ctx context.Context, units float64) error {
+	if r.opts.MaxReadRate > 0 && units > 0 {
+		return r.pace(ctx, time.Duration(units/r.opts.MaxReadRate*float64(time.Second)))
+	}
+	return nil
 }
 
 // sizeFromStart plans a table whose item count DynamoDB does not report.
@@ -259,7 +345,8 @@ func (r *pageReader) read(ctx context.Context, in *dynamodb.ScanInput, t *segmen
 //     sampled (SizeUnknown), rather than a full scan that cannot finish
 //     within the budget.
 func (r *pageReader) sizeFromStart(ctx context.Context, in *dynamodb.ScanInput, sizeBytes int64) (items int64, done bool, err error) {
-	tally := segmentTally{}
+	tally := segmentTally{whole: r.whole}
+	r.single = true
 	limit := int64(r.opts.SampleItems)
 	if sizeBytes > 0 {
 		limit = 1 // one page is enough to learn the item size
