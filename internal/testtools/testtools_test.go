@@ -53,6 +53,30 @@ func TestMissingToolSkipsOrFailsInCI(t *testing.T) {
 	if rec.skip != "" || !strings.Contains(rec.fatal, "./scripts/install-tools.sh alertmanager") {
 		t.Errorf("in CI: skip %q, fatal %q; want a failure with the install command", rec.skip, rec.fatal)
 	}
+	rec = &recordingTB{TB: t}
+	Amtool(rec)
+	if rec.skip != "" || !strings.Contains(rec.fatal, "./scripts/install-tools.sh amtool") {
+		t.Errorf("in CI: skip %q, fatal %q; want a failure naming amtool's install command", rec.skip, rec.fatal)
+	}
+}
+
+func TestAmtoolChecksConfig(t *testing.T) {
+	amtool := Amtool(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yml")
+	if err := os.WriteFile(good, []byte("route: {receiver: r}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := RunCommand(t, "", amtool, "check-config", good); res.ExitCode != 0 {
+		t.Errorf("amtool check-config on a valid configuration: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("route: {receiver: nobody}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := RunCommand(t, "", amtool, "check-config", bad); res.ExitCode == 0 {
+		t.Errorf("amtool check-config accepted a route to an undefined receiver:\n%s%s", res.Stdout, res.Stderr)
+	}
 }
 
 func TestPromtoolChecksMetrics(t *testing.T) {
