@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 )
 
@@ -63,6 +64,18 @@ func TestAlertmanagerRoutesEverySeverity(t *testing.T) {
 	}
 }
 
+// collectorNames are the values of the exporter's collector label.
+func collectorNames() []string {
+	var out []string
+	for _, c := range []interface{ Name() string }{
+		&collectors.AutoScaling{}, &collectors.Capacity{}, &collectors.CloudWatch{},
+		&collectors.Discovery{}, &collectors.Tables{}, &collectors.TTL{},
+	} {
+		out = append(out, c.Name())
+	}
+	return out
+}
+
 // amConfig is the part of Alertmanager's configuration the checks below read.
 type amConfig struct {
 	InhibitRules []struct {
@@ -113,10 +126,25 @@ func selects(t *testing.T, ms []string, labels map[string][]string) []string {
 				case "=":
 					match = v == m.value
 				case "=~":
-					match = slices.Contains(strings.Split(m.value, "|"), v)
+					alternatives := strings.Split(m.value, "|")
+					match = slices.Contains(alternatives, v)
+					if m.name == "alertname" {
+						for _, a := range alternatives {
+							if _, ok := severity[a]; !ok {
+								t.Errorf("matcher %q names %s, which is not an alert of the pack", s, a)
+							}
+						}
+					}
 				default:
 					t.Fatalf("matcher %q: only = and =~ on alertname and severity are checked", s)
 				}
+			case "collector":
+				// The value is known at run time only: the alert must carry
+				// the label, and the value must name a collector.
+				if m.op != "=" || !slices.Contains(collectorNames(), m.value) {
+					t.Fatalf("matcher %q: collector=\"<one of %v>\" expected", s, collectorNames())
+				}
+				match = slices.Contains(names, m.name)
 			default:
 				// Any other label: the example only asks for its presence.
 				if m.op != "=~" || m.value != ".+" {
@@ -180,6 +208,8 @@ func TestAlertmanagerInhibitionsUseTheAlertsLabels(t *testing.T) {
 		"DynamoDBProvisionedThroughputThrottling": "DynamoDBAutoScalingMaxTooLow",
 		"DynamoDBTTLNotDeleting":                  "DynamoDBExporterCollectorFailing",
 		"DynamoDBHotPartition":                    "DynamoDBExporterCollectorFailing",
+		"DynamoDBTTLDeletionLagging":              "DynamoDBExporterCollectorFailing",
+		"DynamoDBLatencyAboveBaseline":            "DynamoDBHotPartition",
 	} {
 		if !slices.Contains(inhibited[target], source) {
 			t.Errorf("%s is not inhibited by %s (inhibited by %v)", target, source, inhibited[target])
