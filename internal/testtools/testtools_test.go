@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,5 +188,33 @@ func TestServerExitingEarlyIsReportedWithOutput(t *testing.T) {
 				t.Errorf("failure message %q lacks the exit or the output tail", rec.fatal)
 			}
 		})
+	}
+}
+
+func TestStartAlertmanager(t *testing.T) {
+	Alertmanager(t) // skips (fails in CI) when missing
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yml")
+	if err := os.WriteFile(good, []byte("route: {receiver: r}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := StartAlertmanager(t, good)
+	resp, err := http.Get(endpoint + "/api/v2/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") || resp.StatusCode != http.StatusOK {
+		t.Errorf("endpoint %q answers /api/v2/status with HTTP %d", endpoint, resp.StatusCode)
+	}
+
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("route: {receiver: nobody}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingTB{TB: t}
+	StartAlertmanager(rec, bad)
+	if !strings.Contains(rec.fatal, "alertmanager exited before answering") || !strings.Contains(rec.fatal, "nobody") {
+		t.Errorf("a configuration alertmanager refuses: failure %q, want the exit and its output", rec.fatal)
 	}
 }
