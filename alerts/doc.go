@@ -4,9 +4,11 @@
 //
 // The rule files committed in alerts/rules are Render's output with the
 // default configuration (`dynamodb_exporter alerts render`, or `go generate
-// ./alerts`); a test keeps them in sync. A configuration file tunes
+// ./alerts`); a test keeps them in sync, and the tuning reference of
+// alerts/README.md (Reference). A configuration file tunes
 // thresholds, `for` durations, severities, label selectors and the runbook
 // base URL without forking the pack.
 package alerts
 
 //go:generate go run ../ alerts render --output-dir rules
+//go:generate go test -run ^TestReadmeReferenceIsGenerated$ -update .

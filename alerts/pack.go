@@ -164,7 +164,7 @@ sum by (account, region, table) (
 			Expr:    `changes(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]]) >= [[.P.min_switches]]`,
 			Summary: "A DynamoDB table switches billing mode back and forth.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) switched to on-demand {{ $value }} times within the churn window: ` +
-				`AWS allows four switches to on-demand per rolling 24 hours and refuses the fifth; a day/night plan fails. Stay provisioned and use scheduled scaling.`,
+				`its cost figures mean nothing while it flips, and AWS refuses a fifth switch to on-demand within a rolling 24 hours. Stay provisioned and use scheduled scaling for the daily cycle.`,
 		},
 		{
 			Alert: "DynamoDBSurgeBecameBaseline", Severity: Info, For: "1h",
@@ -224,7 +224,8 @@ and on (account, region, table)
 dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 			Summary: "TTL is enabled on a DynamoDB table but deletes nothing while expired items exist.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): at least {{ $value | humanize }} expired items (lower bound), ` +
-				`some expired for longer than the grace period, and no TTL deletion within it: the attribute name or its format is wrong.`,
+				`some expired for longer than the grace period, and no TTL deletion within it: TTL does not delete valid expired items (a TTL change still pending, deletions not reaching the exporter, or a stall at AWS). ` +
+				`Values in a wrong format count as never-expiring, and items carrying another attribute as missing, not here.`,
 		},
 		{
 			Alert: "DynamoDBTTLDeletionLagging", Severity: Warning, For: "6h",

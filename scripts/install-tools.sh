@@ -3,12 +3,13 @@
 #
 # Usage: scripts/install-tools.sh [tool...]
 #
-# Tools: promtool prometheus alertmanager dynamodb-local dynalite (default: all).
+# Tools: promtool prometheus alertmanager amtool dynamodb-local dynalite (default: all).
 # Each tool is pinned below and skipped when the pinned version is already
 # present, so running this again is cheap. Installs go to $DYNAMODB_EXPORTER_TOOLS
 # when that is set, else to <repo root>/.tools:
 #
-#   bin/promtool, bin/prometheus, bin/alertmanager   go install from the Go module proxy
+#   bin/promtool, bin/prometheus, bin/alertmanager,  go install from the Go module proxy
+#   bin/amtool
 #   dynamodb-local/DynamoDBLocal.jar (+ _lib/)       from the npm package amplify-dynamodb-simulator
 #   node/node_modules/.bin/dynalite                  npm install dynalite
 #
@@ -24,7 +25,8 @@ PROMETHEUS_VERSION=v0.316.0
 # Alertmanager v0.32.0 and later embed a web UI (ui/app/dist) that is built by
 # npm and is not in the module zip, so `go install` fails with "pattern
 # app/dist: no matching files found". v0.31.1 is the newest version whose UI
-# assets are committed Go code, so it installs cleanly.
+# assets are committed Go code, so it installs cleanly. amtool is built from
+# the same module and version, so it speaks the configuration of that release.
 ALERTMANAGER_MODULE=github.com/prometheus/alertmanager
 ALERTMANAGER_VERSION=v0.31.1
 # amplify-dynamodb-simulator 2.9.30 ships DynamoDB Local 1.25.1. npm checks the
@@ -33,7 +35,7 @@ DYNAMODB_SIMULATOR_VERSION=2.9.30
 DYNAMODB_LOCAL_JAR_SHA256=454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DYNALITE_VERSION=4.0.0
 
-ALL_TOOLS=(promtool prometheus alertmanager dynamodb-local dynalite)
+ALL_TOOLS=(promtool prometheus alertmanager amtool dynamodb-local dynalite)
 
 # --- Helpers -----------------------------------------------------------------
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -168,6 +170,7 @@ install_tool() {
 	promtool) install_go_tool promtool "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/promtool" ;;
 	prometheus) install_go_tool prometheus "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/prometheus" ;;
 	alertmanager) install_go_tool alertmanager "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/alertmanager" ;;
+	amtool) install_go_tool amtool "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/amtool" ;;
 	dynamodb-local) install_dynamodb_local ;;
 	dynalite) install_dynalite ;;
 	*) die "unknown tool '$1' (known: ${ALL_TOOLS[*]})" ;;

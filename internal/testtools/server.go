@@ -17,9 +17,9 @@ import (
 	"time"
 )
 
-// StartTimeout is how long StartDynamoDBLocal and StartDynalite wait for the
-// server to answer. DynamoDB Local (a JVM) takes a few seconds on a busy
-// 2-core machine.
+// StartTimeout is how long StartDynamoDBLocal, StartDynalite and
+// StartAlertmanager wait for the server to answer. DynamoDB Local (a JVM)
+// takes a few seconds on a busy 2-core machine.
 const StartTimeout = 60 * time.Second
 
 // stopTimeout is how long a stopped server gets to exit after SIGTERM before
@@ -49,6 +49,49 @@ func StartDynamoDBLocal(t testing.TB) string {
 func StartDynalite(t testing.TB) string {
 	t.Helper()
 	return startDynalite(t).endpoint
+}
+
+// StartAlertmanager starts Prometheus's alertmanager with the configuration
+// file config, without clustering and with its data in a temporary
+// directory, on a free port of 127.0.0.1, and returns its endpoint,
+// http://127.0.0.1:PORT, once /-/ready answers 200. The server is stopped
+// when the test ends. The test is skipped (failed when CI=true) when
+// alertmanager is missing.
+func StartAlertmanager(t testing.TB, config string) string {
+	t.Helper()
+	bin := binary(t, "alertmanager")
+	if bin == "" {
+		return ""
+	}
+	config, err := filepath.Abs(config)
+	if err != nil {
+		t.Fatalf("alertmanager configuration: %v", err)
+	}
+	dir := t.TempDir()
+	srv := startServer(t, serverSpec{
+		name: "alertmanager",
+		dir:  dir,
+		args: func(port int) []string {
+			return []string{bin, "--config.file=" + config, "--storage.path=" + dir,
+				"--web.listen-address=127.0.0.1:" + strconv.Itoa(port), "--cluster.listen-address="}
+		},
+		ready: func(endpoint string) error {
+			resp, err := http.Get(endpoint + "/-/ready")
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("/-/ready: HTTP %d", resp.StatusCode)
+			}
+			return nil
+		},
+	})
+	if srv == nil { // startServer failed the test
+		return ""
+	}
+	return srv.endpoint
 }
 
 func startDynamoDBLocal(t testing.TB) *server {
@@ -111,6 +154,9 @@ type serverSpec struct {
 	dir           string
 	allInterfaces bool                    // the server binds every interface, not 127.0.0.1
 	args          func(port int) []string // the command line for a port
+	// ready returns nil once the server at endpoint answers; nil means
+	// pingListTables (the DynamoDB servers).
+	ready func(endpoint string) error
 }
 
 // server is a started server process.
@@ -194,6 +240,10 @@ func tryStartServer(t testing.TB, spec serverSpec) (*server, error) {
 	t.Cleanup(stop)
 
 	endpoint := "http://127.0.0.1:" + strconv.Itoa(port)
+	ready := spec.ready
+	if ready == nil {
+		ready = pingListTables
+	}
 	deadline := time.Now().Add(StartTimeout)
 	for {
 		select {
@@ -208,13 +258,13 @@ func tryStartServer(t testing.TB, spec serverSpec) (*server, error) {
 			return nil, err
 		default:
 		}
-		pingErr := pingListTables(endpoint)
+		pingErr := ready(endpoint)
 		if pingErr == nil {
 			return &server{endpoint: endpoint, pid: cmd.Process.Pid}, nil
 		}
 		if time.Now().After(deadline) {
 			stop()
-			return nil, fmt.Errorf("%s did not answer ListTables at %s within %s (last error: %w); output tail:\n%s",
+			return nil, fmt.Errorf("%s did not answer at %s within %s (last error: %w); output tail:\n%s",
 				spec.name, endpoint, StartTimeout, pingErr, out.String())
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -1,6 +1,6 @@
 // Package testtools lets tests find and start the external programs that
-// scripts/install-tools.sh installs: promtool, prometheus and alertmanager
-// binaries, DynamoDB Local and dynalite.
+// scripts/install-tools.sh installs: promtool, prometheus, alertmanager and
+// amtool binaries, DynamoDB Local and dynalite.
 //
 // Tools are looked up in $DYNAMODB_EXPORTER_TOOLS (set by ./scripts/test),
 // then in <repo root>/.tools, then (for binaries) on PATH. When a tool is
@@ -44,6 +44,14 @@ func Prometheus(t testing.TB) string {
 func Alertmanager(t testing.TB) string {
 	t.Helper()
 	return binary(t, "alertmanager")
+}
+
+// Amtool returns the path of the amtool binary (Alertmanager's command-line
+// tool, built from the same release as alertmanager), or skips (fails in CI)
+// the test when it is not installed.
+func Amtool(t testing.TB) string {
+	t.Helper()
+	return binary(t, "amtool")
 }
 
 // RepoRoot returns the repository root: the nearest directory at or above the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,30 @@ func TestMissingToolSkipsOrFailsInCI(t *testing.T) {
 	Alertmanager(rec)
 	if rec.skip != "" || !strings.Contains(rec.fatal, "./scripts/install-tools.sh alertmanager") {
 		t.Errorf("in CI: skip %q, fatal %q; want a failure with the install command", rec.skip, rec.fatal)
+	}
+	rec = &recordingTB{TB: t}
+	Amtool(rec)
+	if rec.skip != "" || !strings.Contains(rec.fatal, "./scripts/install-tools.sh amtool") {
+		t.Errorf("in CI: skip %q, fatal %q; want a failure naming amtool's install command", rec.skip, rec.fatal)
+	}
+}
+
+func TestAmtoolChecksConfig(t *testing.T) {
+	amtool := Amtool(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yml")
+	if err := os.WriteFile(good, []byte("route: {receiver: r}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := RunCommand(t, "", amtool, "check-config", good); res.ExitCode != 0 {
+		t.Errorf("amtool check-config on a valid configuration: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("route: {receiver: nobody}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := RunCommand(t, "", amtool, "check-config", bad); res.ExitCode == 0 {
+		t.Errorf("amtool check-config accepted a route to an undefined receiver:\n%s%s", res.Stdout, res.Stderr)
 	}
 }
 
@@ -163,5 +188,33 @@ func TestServerExitingEarlyIsReportedWithOutput(t *testing.T) {
 				t.Errorf("failure message %q lacks the exit or the output tail", rec.fatal)
 			}
 		})
+	}
+}
+
+func TestStartAlertmanager(t *testing.T) {
+	Alertmanager(t) // skips (fails in CI) when missing
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yml")
+	if err := os.WriteFile(good, []byte("route: {receiver: r}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := StartAlertmanager(t, good)
+	resp, err := http.Get(endpoint + "/api/v2/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") || resp.StatusCode != http.StatusOK {
+		t.Errorf("endpoint %q answers /api/v2/status with HTTP %d", endpoint, resp.StatusCode)
+	}
+
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("route: {receiver: nobody}\nreceivers: [{name: r}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingTB{TB: t}
+	StartAlertmanager(rec, bad)
+	if !strings.Contains(rec.fatal, "alertmanager exited before answering") || !strings.Contains(rec.fatal, "nobody") {
+		t.Errorf("a configuration alertmanager refuses: failure %q, want the exit and its output", rec.fatal)
 	}
 }
