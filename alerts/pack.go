@@ -30,12 +30,9 @@ func Pack() []Group {
 func records() []Rule {
 	p := []Param{rateWindow}
 	return []Rule{
-		{Record: "dynamodb:consumed_read_capacity_units:rate", Params: p,
-			Expr: `rate(dynamodb_consumed_read_capacity_units_total[[sel]][[rng .P.rate_window]])`},
-		{Record: "dynamodb:consumed_write_capacity_units:rate", Params: p,
-			Expr: `rate(dynamodb_consumed_write_capacity_units_total[[sel]][[rng .P.rate_window]])`},
-		{Record: "dynamodb:throttle_events_by_cause:rate", Params: p,
-			Expr: `rate(dynamodb_throttle_events_by_cause_total[[sel]][[rng .P.rate_window]])`},
+		{Record: "dynamodb:consumed_read_capacity_units:rate", Params: p, Expr: stepRate("dynamodb_consumed_read_capacity_units_total")},
+		{Record: "dynamodb:consumed_write_capacity_units:rate", Params: p, Expr: stepRate("dynamodb_consumed_write_capacity_units_total")},
+		{Record: "dynamodb:throttle_events_by_cause:rate", Params: p, Expr: stepRate("dynamodb_throttle_events_by_cause_total")},
 		{Record: "dynamodb:read_utilization:ratio",
 			Expr: `dynamodb:consumed_read_capacity_units:rate
   / on (account, region, table, index)
@@ -55,6 +52,28 @@ label_replace(dynamodb:consumed_write_capacity_units:rate, "dimension", "write",
   / on (account, region, table, index, dimension)
 dynamodb_autoscaling_max_capacity_units[[sel "dimension=\"write\""]]`},
 	}
+}
+
+// stepRate is the per-second rate of an exporter counter over rate_window.
+// The exporter's counters step once per collection cycle (every 5 minutes at
+// the 5m cadence) while Prometheus scrapes them more often, so rate() over a
+// window of two cycles sees one step or two depending on the phase and,
+// extrapolating, swings between 0.56 and 1.11 times the true rate every
+// cycle: an alert near its threshold resets its "for" each cycle, and
+// consumed against the auto-scaling maximum never stays above the target.
+// The difference with the value one window ago counts every step in the
+// window exactly at any cadence that divides it; rate() takes over for a
+// series younger than the window and across a counter reset (exporter
+// restart).
+func stepRate(metric string) string {
+	return `(
+  (
+    ` + metric + `[[sel]] - ` + metric + `[[sel]] offset [[.P.rate_window]]
+  ) >= 0
+  unless resets(` + metric + `[[sel]][[rng .P.rate_window]]) > 0
+) / [[seconds .P.rate_window]]
+or
+rate(` + metric + `[[sel]][[rng .P.rate_window]])`
 }
 
 func capacityAlerts() []Rule {
