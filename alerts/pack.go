@@ -238,9 +238,9 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 and on (account, region, table)
 (time() - dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]]) > [[seconds .P.deletion_grace]]
 and on (account, region, table)
-increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) == 0
-and on (account, region, table)
-dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]
+unless on (account, region, table)
+increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) > 0`,
 			Summary: "TTL is enabled on a DynamoDB table but deletes nothing while expired items exist.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): at least {{ $value | humanize }} expired items (lower bound), ` +
 				`some expired for longer than the grace period, and no TTL deletion within it: the attribute name or its format is wrong.`,
