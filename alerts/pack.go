@@ -51,6 +51,19 @@ or
 label_replace(dynamodb:consumed_write_capacity_units:rate, "dimension", "write", "", "")
   / on (account, region, table, index, dimension)
 dynamodb_autoscaling_max_capacity_units[[sel "dimension=\"write\""]]`},
+		// TTL deletions per second over the last hour, per table: the steps
+		// of the counter counted exactly, and nothing for a series younger
+		// than an hour (a partial hour would read as a low rate and drag the
+		// baseline of DynamoDBTTLDeletingLiveData down).
+		{Record: "dynamodb:ttl_deleted_items:rate1h",
+			Expr: `sum by (account, region, table) (
+  (
+    (dynamodb_ttl_deleted_items_total[[sel]] - dynamodb_ttl_deleted_items_total[[sel]] offset 1h) >= 0
+    unless resets(dynamodb_ttl_deleted_items_total[[sel]][1h]) > 0
+  ) / 3600
+  or
+  (rate(dynamodb_ttl_deleted_items_total[[sel]][1h]) and dynamodb_ttl_deleted_items_total[[sel]] offset 1h)
+)`},
 	}
 }
 
@@ -262,10 +275,14 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
 				{Name: "min_deletions_per_second", Kind: Number, Default: "0.1", Doc: "TTL deletions per second (last hour) under which nothing fires."},
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline, ending an hour ago."},
 			},
-			Expr: `sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h]))
-  > [[.P.deletion_factor]] * sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_baseline_window]] offset 1h))
+			// The baseline averages the recorded hourly rates that exist:
+			// rate() over the 7-day window would divide the deletions of a
+			// younger history by 7 days, and page on every table that deletes
+			// steadily during the first days after the exporter starts.
+			Expr: `dynamodb:ttl_deleted_items:rate1h
+  > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
-sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h])) > [[.P.min_deletions_per_second]]`,
+dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]`,
 			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, ` +
 				`several times its own baseline. A retention set too short deletes live data irreversibly; every hour counts.`,
