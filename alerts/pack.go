@@ -308,8 +308,15 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		},
 		{
 			Alert: "DynamoDBExporterAccessDenied", Severity: Warning,
+			// The error counter is born at the first error, with its value:
+			// increase() needs two samples and would miss a lone refusal and
+			// report a repeated one a cycle late, so a series younger than
+			// the window counts in full.
 			Expr: `sum by (account, region, service, operation, error_code) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]][30m])
+  increase(dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]][30m]) > 0
+  or
+  dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]]
+    unless dynamodb_exporter_aws_request_errors_total[[sel]] offset 30m
 ) > 0`,
 			Summary: "AWS refuses the DynamoDB exporter an action.",
 			Description: `AWS answered {{ $labels.error_code }} to {{ $labels.service }} {{ $labels.operation }} for {{ $labels.account }} in {{ $labels.region }} ` +
