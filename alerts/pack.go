@@ -290,6 +290,25 @@ dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]`,
 	}
 }
 
+// countIn is the number of events an exporter counter (series, a selector
+// expression) counted in the last window, exactly, for the descriptions that
+// quote "N times": the difference with the value one window ago; increase()
+// across a counter reset (exporter restart); and for a series born within the
+// window, its whole value. Error counters are born at their first error, with
+// its count, so increase(), which needs two samples, would miss a lone error
+// and see a repeated one a cycle late; and it extrapolates (9.64 "times" at
+// the 5m cadence for 9 events).
+func countIn(series, window string) string {
+	return `  (
+    (` + series + ` - ` + series + ` offset ` + window + `) >= 0
+    unless resets(` + series + `[` + window + `]) > 0
+  )
+  or
+  (increase(` + series + `[` + window + `]) and ` + series + ` offset ` + window + `)
+  or
+  ` + series + ` unless ` + series + ` offset ` + window
+}
+
 func exporterAlerts() []Rule {
 	return []Rule{
 		{
@@ -308,15 +327,8 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		},
 		{
 			Alert: "DynamoDBExporterAccessDenied", Severity: Warning,
-			// The error counter is born at the first error, with its value:
-			// increase() needs two samples and would miss a lone refusal and
-			// report a repeated one a cycle late, so a series younger than
-			// the window counts in full.
 			Expr: `sum by (account, region, service, operation, error_code) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]][30m]) > 0
-  or
-  dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]]
-    unless dynamodb_exporter_aws_request_errors_total[[sel]] offset 30m
+` + countIn(`dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]]`, "30m") + `
 ) > 0`,
 			Summary: "AWS refuses the DynamoDB exporter an action.",
 			Description: `AWS answered {{ $labels.error_code }} to {{ $labels.service }} {{ $labels.operation }} for {{ $labels.account }} in {{ $labels.region }} ` +
@@ -325,7 +337,7 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterCloudWatchThrottled", Severity: Warning, For: "15m",
 			Expr: `sum by (account, region) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "service=\"cloudwatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]][15m])
+` + countIn(`dynamodb_exporter_aws_request_errors_total[[sel "service=\"cloudwatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]]`, "15m") + `
 ) > 0`,
 			Summary: "CloudWatch throttles the DynamoDB exporter.",
 			Description: `CloudWatch throttled the exporter {{ $value | humanize }} times in 15 minutes for {{ $labels.account }} in {{ $labels.region }}: ` +
@@ -334,7 +346,7 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterTTLSamplerOutOfBudget", Severity: Info,
 			Expr: `sum by (account, region) (
-  increase(dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]][6h])
+` + countIn(`dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]]`, "6h") + `
 ) > 0`,
 			Summary: "The DynamoDB exporter's TTL sampler runs out of its read budget.",
 			Description: `{{ $value | humanize }} TTL samples were skipped in 6 hours for {{ $labels.account }} in {{ $labels.region }} because the hourly read budget was spent: ` +
