@@ -4,7 +4,7 @@ package alerts
 // configuration sets them for every rule at once.
 var (
 	rateWindow = Param{Name: "rate_window", Kind: Duration, Default: "10m",
-		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, so that it holds at the 1m and 5m cadences."}
+		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, and a multiple of the collection interval (the counters step once a cycle, and the rate counts the steps in the window), so that it holds at the 1m and 5m cadences."}
 	minMonthlySpend = Param{Name: "min_monthly_spend_dollars", Kind: Number, Default: "50",
 		Doc: "Tables whose throughput costs less than this per month (USD) raise no cost alert: not worth the effort."}
 	minThrottles = Param{Name: "min_throttles_per_second", Kind: Number, Default: "0.1",
