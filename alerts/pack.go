@@ -4,7 +4,7 @@ package alerts
 // configuration sets them for every rule at once.
 var (
 	rateWindow = Param{Name: "rate_window", Kind: Duration, Default: "10m",
-		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, so that it holds at the 1m and 5m cadences."}
+		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, and a multiple of the collection interval (the counters step once a cycle, and the rate counts the steps in the window), so that it holds at the 1m and 5m cadences."}
 	minMonthlySpend = Param{Name: "min_monthly_spend_dollars", Kind: Number, Default: "50",
 		Doc: "Tables whose throughput costs less than this per month (USD) raise no cost alert: not worth the effort."}
 	minThrottles = Param{Name: "min_throttles_per_second", Kind: Number, Default: "0.1",
@@ -30,12 +30,9 @@ func Pack() []Group {
 func records() []Rule {
 	p := []Param{rateWindow}
 	return []Rule{
-		{Record: "dynamodb:consumed_read_capacity_units:rate", Params: p,
-			Expr: `rate(dynamodb_consumed_read_capacity_units_total[[sel]][[rng .P.rate_window]])`},
-		{Record: "dynamodb:consumed_write_capacity_units:rate", Params: p,
-			Expr: `rate(dynamodb_consumed_write_capacity_units_total[[sel]][[rng .P.rate_window]])`},
-		{Record: "dynamodb:throttle_events_by_cause:rate", Params: p,
-			Expr: `rate(dynamodb_throttle_events_by_cause_total[[sel]][[rng .P.rate_window]])`},
+		{Record: "dynamodb:consumed_read_capacity_units:rate", Params: p, Expr: stepRate("dynamodb_consumed_read_capacity_units_total")},
+		{Record: "dynamodb:consumed_write_capacity_units:rate", Params: p, Expr: stepRate("dynamodb_consumed_write_capacity_units_total")},
+		{Record: "dynamodb:throttle_events_by_cause:rate", Params: p, Expr: stepRate("dynamodb_throttle_events_by_cause_total")},
 		{Record: "dynamodb:read_utilization:ratio",
 			Expr: `dynamodb:consumed_read_capacity_units:rate
   / on (account, region, table, index)
@@ -54,7 +51,42 @@ or
 label_replace(dynamodb:consumed_write_capacity_units:rate, "dimension", "write", "", "")
   / on (account, region, table, index, dimension)
 dynamodb_autoscaling_max_capacity_units[[sel "dimension=\"write\""]]`},
+		// TTL deletions per second over the last hour, per table: the steps
+		// of the counter counted exactly, and nothing for a series younger
+		// than an hour (a partial hour would read as a low rate and drag the
+		// baseline of DynamoDBTTLDeletingLiveData down).
+		{Record: "dynamodb:ttl_deleted_items:rate1h",
+			Expr: `sum by (account, region, table) (
+  (
+    (dynamodb_ttl_deleted_items_total[[sel]] - dynamodb_ttl_deleted_items_total[[sel]] offset 1h) >= 0
+    unless resets(dynamodb_ttl_deleted_items_total[[sel]][1h]) > 0
+  ) / 3600
+  or
+  (rate(dynamodb_ttl_deleted_items_total[[sel]][1h]) and dynamodb_ttl_deleted_items_total[[sel]] offset 1h)
+)`},
 	}
+}
+
+// stepRate is the per-second rate of an exporter counter over rate_window.
+// The exporter's counters step once per collection cycle (every 5 minutes at
+// the 5m cadence) while Prometheus scrapes them more often, so rate() over a
+// window of two cycles sees one step or two depending on the phase and,
+// extrapolating, swings between 0.56 and 1.11 times the true rate every
+// cycle: an alert near its threshold resets its "for" each cycle, and
+// consumed against the auto-scaling maximum never stays above the target.
+// The difference with the value one window ago counts every step in the
+// window exactly at any cadence that divides it; rate() takes over for a
+// series younger than the window and across a counter reset (exporter
+// restart).
+func stepRate(metric string) string {
+	return `(
+  (
+    ` + metric + `[[sel]] - ` + metric + `[[sel]] offset [[.P.rate_window]]
+  ) >= 0
+  unless resets(` + metric + `[[sel]][[rng .P.rate_window]]) > 0
+) / [[seconds .P.rate_window]]
+or
+rate(` + metric + `[[sel]][[rng .P.rate_window]])`
 }
 
 func capacityAlerts() []Rule {
@@ -219,9 +251,9 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 and on (account, region, table)
 (time() - dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]]) > [[seconds .P.deletion_grace]]
 and on (account, region, table)
-increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) == 0
-and on (account, region, table)
-dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]
+unless on (account, region, table)
+increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) > 0`,
 			Summary: "TTL is enabled on a DynamoDB table but deletes nothing while expired items exist.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): at least {{ $value | humanize }} expired items (lower bound), ` +
 				`some expired for longer than the grace period, and no TTL deletion within it: TTL does not delete valid expired items (a TTL change still pending, deletions not reaching the exporter, or a stall at AWS). ` +
@@ -244,15 +276,38 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
 				{Name: "min_deletions_per_second", Kind: Number, Default: "0.1", Doc: "TTL deletions per second (last hour) under which nothing fires."},
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline, ending an hour ago."},
 			},
-			Expr: `sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h]))
-  > [[.P.deletion_factor]] * sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_baseline_window]] offset 1h))
+			// The baseline averages the recorded hourly rates that exist:
+			// rate() over the 7-day window would divide the deletions of a
+			// younger history by 7 days, and page on every table that deletes
+			// steadily during the first days after the exporter starts.
+			Expr: `dynamodb:ttl_deleted_items:rate1h
+  > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
-sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h])) > [[.P.min_deletions_per_second]]`,
+dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]`,
 			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, ` +
 				`several times its own baseline. A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
+}
+
+// countIn is the number of events an exporter counter (series, a selector
+// expression) counted in the last window, exactly, for the descriptions that
+// quote "N times": the difference with the value one window ago; increase()
+// across a counter reset (exporter restart); and for a series born within the
+// window, its whole value. Error counters are born at their first error, with
+// its count, so increase(), which needs two samples, would miss a lone error
+// and see a repeated one a cycle late; and it extrapolates (9.64 "times" at
+// the 5m cadence for 9 events).
+func countIn(series, window string) string {
+	return `  (
+    (` + series + ` - ` + series + ` offset ` + window + `) >= 0
+    unless resets(` + series + `[` + window + `]) > 0
+  )
+  or
+  (increase(` + series + `[` + window + `]) and ` + series + ` offset ` + window + `)
+  or
+  ` + series + ` unless ` + series + ` offset ` + window
 }
 
 func exporterAlerts() []Rule {
@@ -274,7 +329,7 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterAccessDenied", Severity: Warning,
 			Expr: `sum by (account, region, service, operation, error_code) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]][30m])
+` + countIn(`dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]]`, "30m") + `
 ) > 0`,
 			Summary: "AWS refuses the DynamoDB exporter an action.",
 			Description: `AWS answered {{ $labels.error_code }} to {{ $labels.service }} {{ $labels.operation }} for {{ $labels.account }} in {{ $labels.region }} ` +
@@ -283,7 +338,7 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterCloudWatchThrottled", Severity: Warning, For: "15m",
 			Expr: `sum by (account, region) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "service=\"cloudwatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]][15m])
+` + countIn(`dynamodb_exporter_aws_request_errors_total[[sel "service=\"cloudwatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]]`, "15m") + `
 ) > 0`,
 			Summary: "CloudWatch throttles the DynamoDB exporter.",
 			Description: `CloudWatch throttled the exporter {{ $value | humanize }} times in 15 minutes for {{ $labels.account }} in {{ $labels.region }}: ` +
@@ -292,7 +347,7 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterTTLSamplerOutOfBudget", Severity: Info,
 			Expr: `sum by (account, region) (
-  increase(dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]][6h])
+` + countIn(`dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]]`, "6h") + `
 ) > 0`,
 			Summary: "The DynamoDB exporter's TTL sampler runs out of its read budget.",
 			Description: `{{ $value | humanize }} TTL samples were skipped in 6 hours for {{ $labels.account }} in {{ $labels.region }} because the hourly read budget was spent: ` +
