@@ -338,7 +338,7 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterCloudWatchThrottled", Severity: Warning, For: "15m",
 			Expr: `sum by (account, region) (
-` + countIn(`dynamodb_exporter_aws_request_errors_total[[sel "service=\"cloudwatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]]`, "15m") + `
+` + countIn(`dynamodb_exporter_aws_request_errors_total[[sel "service=\"CloudWatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]]`, "15m") + `
 ) > 0`,
 			Summary: "CloudWatch throttles the DynamoDB exporter.",
 			Description: `CloudWatch throttled the exporter {{ $value | humanize }} times in 15 minutes for {{ $labels.account }} in {{ $labels.region }}: ` +
