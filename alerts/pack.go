@@ -73,14 +73,37 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 				`auto-scaling does not follow the traffic (it acts after 2 minutes above target, then takes minutes to apply), or the table has none.`,
 		},
 		{
-			Alert: "DynamoDBAutoScalingMaxTooLow", Severity: Warning, For: "10m",
-			Expr: `dynamodb:autoscaling_max_utilization:ratio
-  > on (account, region, table, index, dimension)
-dynamodb_autoscaling_target_utilization_ratio[[sel]]`,
+			Alert: "DynamoDBAutoScalingMaxTooLow", Severity: Warning, For: "5m",
+			Params: []Param{minThrottles},
+			// Scaling lag and a maximum below demand look alike while capacity
+			// climbs in steps; once provisioned capacity sits at max and the
+			// table still throttles, only the maximum can be the cause.
+			Expr: `(
+  dynamodb:autoscaling_max_utilization:ratio
+    > on (account, region, table, index, dimension)
+  dynamodb_autoscaling_target_utilization_ratio[[sel]]
+or
+  (
+    label_replace(dynamodb_provisioned_read_capacity_units[[sel]], "dimension", "read", "", "")
+    or
+    label_replace(dynamodb_provisioned_write_capacity_units[[sel]], "dimension", "write", "", "")
+  )
+    / on (account, region, table, index, dimension)
+  dynamodb_autoscaling_max_capacity_units[[sel]] >= 1
+  and on (account, region, table, index, dimension)
+  label_replace(
+    sum by (account, region, table, index, kind) (
+      dynamodb:throttle_events_by_cause:rate{cause="provisioned_throughput"}
+    ) > [[.P.min_throttles_per_second]],
+    "dimension", "$1", "kind", "(.*)"
+  )
+)
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 			Summary: "Demand presses on the auto-scaling maximum of a DynamoDB table or index.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
-				`consumes {{ $value | humanizePercentage }} of its auto-scaling maximum ({{ $labels.dimension }}, average over the rate window), ` +
-				`above its target utilization: auto-scaling wants more capacity than max allows, and further growth will throttle.`,
+				`is at {{ $value | humanizePercentage }} of its {{ $labels.dimension }} auto-scaling maximum (consumed, average over the rate window, above the target utilization; ` +
+				`or provisioned capacity at max while it throttles): auto-scaling wants more capacity than max allows, and further growth will throttle.`,
 		},
 		{
 			Alert: "DynamoDBHotPartition", Severity: Warning, For: "10m",
@@ -98,15 +121,15 @@ dynamodb_autoscaling_target_utilization_ratio[[sel]]`,
 			Params: []Param{
 				{Name: "latency_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the p99 latency must be."},
 				{Name: "min_latency_seconds", Kind: Number, Default: "0.02", Doc: "p99 latency under which nothing fires, whatever the baseline."},
-				{Name: "latency_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the p99 latency baseline (its average)."},
+				{Name: "latency_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the p99 latency baseline (its median, so that recurring episodes do not raise it)."},
 			},
 			Expr: `dynamodb_successful_request_latency_p99_seconds[[sel]]
-  > [[.P.latency_factor]] * avg_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
+  > [[.P.latency_factor]] * quantile_over_time(0.5, dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
 and
 dynamodb_successful_request_latency_p99_seconds[[sel]] > [[.P.min_latency_seconds]]`,
 			Summary: "The p99 latency of a DynamoDB table is several times its own baseline.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.operation }}: p99 server-side latency ` +
-				`{{ $value | humanizeDuration }} over the last complete minute, several times its baseline (average p99 over the baseline window, an hour ago): ` +
+				`{{ $value | humanizeDuration }} over the last complete minute, several times its baseline (median p99 over the baseline window, ending an hour ago): ` +
 				`a hot partition on an on-demand table shows here before it throttles.`,
 		},
 		{
@@ -161,7 +184,12 @@ sum by (account, region, table) (
 				{Name: "churn_window", Kind: Duration, Default: "3d", Doc: "Window in which switches to on-demand are counted."},
 				{Name: "min_switches", Kind: Number, Default: "2", Doc: "Switches to on-demand within the window that make a churn."},
 			},
-			Expr:    `changes(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]]) >= [[.P.min_switches]]`,
+			// The switches seen moving within the window, plus the one the window
+			// starts with when it falls inside the window: a young Prometheus (or
+			// exporter) still counts the switch it first saw.
+			Expr: `changes(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]])
+  + (time() - min_over_time(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]]) < bool [[seconds .P.churn_window]])
+>= [[.P.min_switches]]`,
 			Summary: "A DynamoDB table switches billing mode back and forth.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) switched to on-demand {{ $value }} times within the churn window: ` +
 				`AWS allows four switches to on-demand per rolling 24 hours and refuses the fifth; a day/night plan fails. Stay provisioned and use scheduled scaling.`,
@@ -240,16 +268,22 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
 			Params: []Param{
 				{Name: "deletion_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the TTL deletion rate must be."},
-				{Name: "min_deletions_per_second", Kind: Number, Default: "0.1", Doc: "TTL deletions per second (last hour) under which nothing fires."},
-				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline, ending an hour ago."},
+				{Name: "min_deletions_per_second", Kind: Number, Default: "0.005", Doc: "TTL deletions per second (last hour; 0.005 is 18 an hour) under which nothing fires: a small table's data matters too."},
+				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
 			},
 			Expr: `sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h]))
-  > [[.P.deletion_factor]] * sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_baseline_window]] offset 1h))
+  > [[.P.deletion_factor]] * sum by (account, region, table) (avg_over_time((rate(dynamodb_ttl_deleted_items_total[[sel]][1h]) and dynamodb_ttl_deleted_items_total[[sel]] offset 1h)[[printf "[%s:5m]" .P.deletion_baseline_window]] offset 1h))
 and
-sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h])) > [[.P.min_deletions_per_second]]`,
+sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][1h])) > [[.P.min_deletions_per_second]]
+unless on (account, region, table)
+(
+  sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))
+    <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
+)`,
 			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, ` +
-				`several times its own baseline. A retention set too short deletes live data irreversibly; every hour counts.`,
+				`several times its own baseline (deletion rate over the baseline window, ending an hour ago), and more than the expired backlog the TTL sampler proved: ` +
+				`not a catch-up. A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
 }
@@ -282,7 +316,7 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterCloudWatchThrottled", Severity: Warning, For: "15m",
 			Expr: `sum by (account, region) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "service=\"cloudwatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]][15m])
+  increase(dynamodb_exporter_aws_request_errors_total[[sel "service=\"CloudWatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]][15m])
 ) > 0`,
 			Summary: "CloudWatch throttles the DynamoDB exporter.",
 			Description: `CloudWatch throttled the exporter {{ $value | humanize }} times in 15 minutes for {{ $labels.account }} in {{ $labels.region }}: ` +
