@@ -38,6 +38,10 @@ var defaultAlertsTestStart = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 
 // Run replays the scenario and prints the timeline.
 func (c *alertsTestCmd) Run(ctx context.Context) error {
+	return c.run(ctx, os.Stdout, os.Stderr)
+}
+
+func (c *alertsTestCmd) run(ctx context.Context, stdout, stderr io.Writer) error {
 	sc, err := loadScenario(c.Scenario)
 	if err != nil {
 		return err
@@ -61,12 +65,12 @@ func (c *alertsTestCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "replaying %s for %s and evaluating %d rule files with %s\n", sc.Name, c.Duration, len(files), promtool)
+	fmt.Fprintf(stderr, "replaying %s for %s and evaluating %d rule files with %s\n", sc.Name, c.Duration, len(files), promtool)
 	tl, err := alertTimeline(ctx, sc, start, c.Duration, files, promtool, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
-	return tl.print(os.Stdout)
+	return tl.print(stdout)
 }
 
 // ruleFiles returns the rule files to evaluate: those of --rules, else the
