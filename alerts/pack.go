@@ -7,6 +7,10 @@ var (
 		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, so that it holds at the 1m and 5m cadences."}
 	minMonthlySpend = Param{Name: "min_monthly_spend_dollars", Kind: Number, Default: "50",
 		Doc: "Tables whose throughput costs less than this per month (USD) raise no cost alert: not worth the effort."}
+	latencyFactor = Param{Name: "latency_factor", Kind: Number, Default: "3",
+		Doc: "How many times its own baseline (median) the p99 latency must be to show a hot partition."}
+	minLatency = Param{Name: "min_latency_seconds", Kind: Number, Default: "0.02",
+		Doc: "p99 latency under which nothing counts as a hot partition, whatever the baseline."}
 	minThrottles = Param{Name: "min_throttles_per_second", Kind: Number, Default: "0.1",
 		Doc: "Throttle events per second (averaged over rate_window) below which a table is not considered throttled."}
 )
@@ -119,8 +123,7 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 		{
 			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "15m",
 			Params: []Param{
-				{Name: "latency_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the p99 latency must be."},
-				{Name: "min_latency_seconds", Kind: Number, Default: "0.02", Doc: "p99 latency under which nothing fires, whatever the baseline."},
+				latencyFactor, minLatency,
 				{Name: "latency_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the p99 latency baseline (its median, so that recurring episodes do not raise it)."},
 			},
 			Expr: `dynamodb_successful_request_latency_p99_seconds[[sel]]
@@ -158,7 +161,7 @@ func costAlerts() []Rule {
 	return []Rule{
 		{
 			Alert: "DynamoDBOnDemandSustainedWorkload", Severity: Info, For: "6h",
-			Params: []Param{minMonthlySpend,
+			Params: []Param{minMonthlySpend, latencyFactor, minLatency,
 				{Name: "min_saving_dollars", Kind: Number, Default: "20", Doc: "Monthly saving (USD) under which switching is not worth it."},
 			},
 			Expr: `dynamodb_capacity_monthly_switch_saving_dollars[[sel "window=\"30d\""]] > [[.P.min_saving_dollars]]
@@ -170,13 +173,22 @@ and on (account, region, table)
     * 2628000 / ignoring (mode) dynamodb_capacity_cost_trace_seconds[[sel "window=\"30d\""]]
 ) > [[.P.min_monthly_spend_dollars]]
 unless on (account, region, table)
-sum by (account, region, table) (
-  increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"key_range_throughput\""]][1d])
-) > 0`,
+(
+  sum by (account, region, table) (
+    increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"key_range_throughput\""]][1d])
+  ) > 0
+  or
+  max by (account, region, table) (
+    max_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][1d])
+      > [[.P.latency_factor]] * quantile_over_time(0.1, dynamodb_successful_request_latency_p99_seconds[[sel]][1d])
+    and
+    max_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][1d]) > [[.P.min_latency_seconds]]
+  )
+)`,
 			Summary: "An on-demand DynamoDB table carries a sustained workload that provisioned capacity would serve for less.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) is on demand; over the last 30 days of its consumption, ` +
 				`provisioned capacity with target-tracking auto-scaling would save {{ $value | humanize }} USD a month. ` +
-				`Tables with key-range throttles are left out: the mode does not fix a hot key.`,
+				`Tables with key-range throttles, or whose p99 latency rose several times above its quiet level (10th percentile) within the last day, are left out: the mode does not fix a hot key.`,
 		},
 		{
 			Alert: "DynamoDBBillingModeChurn", Severity: Warning,
