@@ -451,10 +451,39 @@ tables:
 		t.Fatalf("with the tuning file:\n%s", out.String())
 	}
 
+	// --rules: rule files rendered beforehand (here with the tuning file)
+	// are used as they are; a directory without rule files is an error.
+	cfgParsed, err := alerts.LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered, err := alerts.Render(cfgParsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rulesDir := filepath.Join(dir, "rules")
+	if err := os.Mkdir(rulesDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rendered {
+		if err := os.WriteFile(filepath.Join(rulesDir, f.Name), f.Content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	c = &alertsTestCmd{Scenario: file, Duration: 2 * time.Hour, Promtool: promtool, Rules: rulesDir}
+	if err := c.run(context.Background(), &out, &errOut); err != nil || !strings.Contains(out.String(), "no alert fired") {
+		t.Fatalf("with --rules: %v\n%s", err, out.String())
+	}
+	c.Rules = t.TempDir()
+	if err := c.run(context.Background(), &out, &errOut); err == nil || !strings.Contains(err.Error(), "no .yml or .yaml rule file") {
+		t.Fatalf("with an empty --rules: %v", err)
+	}
+
 	t.Setenv("PATH", dir)
 	t.Setenv("DYNAMODB_EXPORTER_TOOLS", dir)
 	c = &alertsTestCmd{Scenario: file, Duration: time.Hour}
-	err := c.run(context.Background(), &out, &errOut)
+	err = c.run(context.Background(), &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "promtool not found") || !strings.Contains(err.Error(), "install-tools.sh") {
 		t.Fatalf("without promtool: %v", err)
 	}
