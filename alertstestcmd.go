@@ -169,8 +169,14 @@ type timeline struct {
 // fired, so the test asks at every minute for no firing alert at all and
 // reads what it got from the failures it reports.
 func alertTimeline(ctx context.Context, sc *sim.Scenario, start time.Time, duration time.Duration, files []alerts.File, promtool string, logger *slog.Logger) (*timeline, error) {
+	return alertTimelineWith(ctx, sc, start, duration, "", files, promtool, logger)
+}
+
+// alertTimelineWith is alertTimeline with the exporter's collectors
+// configured by collectors (YAML; empty for the defaults).
+func alertTimelineWith(ctx context.Context, sc *sim.Scenario, start time.Time, duration time.Duration, collectors string, files []alerts.File, promtool string, logger *slog.Logger) (*timeline, error) {
 	var series bytes.Buffer
-	if err := runReplay(ctx, sc, start, duration, time.Minute, "promtool", &series, logger, nil); err != nil {
+	if err := runReplayWith(ctx, sc, start, duration, time.Minute, "promtool", collectors, &series, logger, nil); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "dynamodb-exporter-alerts-test-")

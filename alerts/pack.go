@@ -300,6 +300,10 @@ unless on (account, region, table)
 	}
 }
 
+// exporterAlerts watch the exporter itself. Its error counters are born on
+// the first error, with that error counted: increase() cannot see a
+// series' first sample as an increase, so where it sees none, a series
+// younger than the window counts with its value (`x unless x offset window`).
 func exporterAlerts() []Rule {
 	return []Rule{
 		{
@@ -319,7 +323,9 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterAccessDenied", Severity: Warning,
 			Expr: `sum by (account, region, service, operation, error_code) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]][30m])
+  increase(dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]][30m]) > 0
+    or
+  (dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]] unless dynamodb_exporter_aws_request_errors_total[[sel "error_code=~\"AccessDenied.*|UnauthorizedOperation|UnrecognizedClientException|InvalidClientTokenId|ExpiredToken.*\""]] offset 30m) + 0
 ) > 0`,
 			Summary: "AWS refuses the DynamoDB exporter an action.",
 			Description: `AWS answered {{ $labels.error_code }} to {{ $labels.service }} {{ $labels.operation }} for {{ $labels.account }} in {{ $labels.region }} ` +
@@ -328,7 +334,9 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterCloudWatchThrottled", Severity: Warning, For: "15m",
 			Expr: `sum by (account, region) (
-  increase(dynamodb_exporter_aws_request_errors_total[[sel "service=\"CloudWatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]][15m])
+  increase(dynamodb_exporter_aws_request_errors_total[[sel "service=\"CloudWatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]][15m]) > 0
+    or
+  (dynamodb_exporter_aws_request_errors_total[[sel "service=\"CloudWatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]] unless dynamodb_exporter_aws_request_errors_total[[sel "service=\"CloudWatch\"" "error_code=~\"Throttling|ThrottlingException|RequestLimitExceeded|TooManyRequestsException\""]] offset 15m) + 0
 ) > 0`,
 			Summary: "CloudWatch throttles the DynamoDB exporter.",
 			Description: `CloudWatch throttled the exporter {{ $value | humanize }} times in 15 minutes for {{ $labels.account }} in {{ $labels.region }}: ` +
@@ -337,7 +345,9 @@ dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]]`,
 		{
 			Alert: "DynamoDBExporterTTLSamplerOutOfBudget", Severity: Info,
 			Expr: `sum by (account, region) (
-  increase(dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]][6h])
+  increase(dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]][6h]) > 0
+    or
+  (dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]] unless dynamodb_exporter_ttl_samples_total[[sel "outcome=\"skipped_budget\""]] offset 6h) + 0
 ) > 0`,
 			Summary: "The DynamoDB exporter's TTL sampler runs out of its read budget.",
 			Description: `{{ $value | humanize }} TTL samples were skipped in 6 hours for {{ $labels.account }} in {{ $labels.region }} because the hourly read budget was spent: ` +
