@@ -12,6 +12,7 @@ import (
 // alertsCmd groups the alert pack's tools.
 type alertsCmd struct {
 	Render alertsRenderCmd `cmd:"" help:"Write the alert pack's rule files, tuned by an optional pack configuration (thresholds, for durations, severities, selectors, runbook base URL)."`
+	Test   alertsTestCmd   `cmd:"" help:"Replay a scenario (built-in or your own YAML) through the alert pack with promtool and print which alerts fire, when, for which table."`
 }
 
 type alertsRenderCmd struct {

@@ -107,7 +107,7 @@ type cli struct {
 	TTL      ttlCmd      `cmd:"" name:"ttl" help:"TTL tools: audit a table, decode a value."`
 	Capacity capacityCmd `cmd:"" help:"Capacity-mode tools: report the derived figures and the cost what-if from CloudWatch history."`
 	Replay   replayCmd   `cmd:"" help:"Run a scenario and the exporter in fast-forward and write what Prometheus would have scraped."`
-	Alerts   alertsCmd   `cmd:"" help:"Alert pack tools: render the rule files with your thresholds."`
+	Alerts   alertsCmd   `cmd:"" help:"Alert pack tools: render the rule files with your thresholds; test what a scenario would fire."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 

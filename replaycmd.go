@@ -67,6 +67,13 @@ func (c *replayCmd) Run(ctx context.Context) error {
 // runReplay simulates sc from start for duration, runs the exporter's
 // collectors on the same simulated clock, and writes every scrape in format.
 func runReplay(ctx context.Context, sc *sim.Scenario, start time.Time, duration, step time.Duration, format string, w io.Writer, logger *slog.Logger, progress func(done, total int)) error {
+	return runReplayWith(ctx, sc, start, duration, step, format, "", w, logger, progress)
+}
+
+// runReplayWith is runReplay with more exporter configuration: collectors
+// is YAML for the configuration's collectors key (e.g. other cadences), or
+// empty for the defaults.
+func runReplayWith(ctx context.Context, sc *sim.Scenario, start time.Time, duration, step time.Duration, format, collectors string, w io.Writer, logger *slog.Logger, progress func(done, total int)) error {
 	if sc.Start != "" {
 		t, err := time.Parse(time.RFC3339, sc.Start)
 		if err != nil {
@@ -83,7 +90,11 @@ func runReplay(ctx context.Context, sc *sim.Scenario, start time.Time, duration,
 	defer srv.Close()
 	// Production cadences, so that what the rules see is what they would
 	// see for real; only the TTL sampler's pacing is dropped.
-	cfg, err := config.Parse([]byte("accounts: [{name: demo, regions: [" + strings.Join(sc.Account.Regions, ", ") + "]}]\n"))
+	cfgYAML := "accounts: [{name: demo, regions: [" + strings.Join(sc.Account.Regions, ", ") + "]}]\n"
+	if collectors != "" {
+		cfgYAML += "collectors: " + collectors + "\n"
+	}
+	cfg, err := config.Parse([]byte(cfgYAML))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,10 @@ var (
 		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, and a multiple of the collection interval (the counters step once a cycle, and the rate counts the steps in the window), so that it holds at the 1m and 5m cadences."}
 	minMonthlySpend = Param{Name: "min_monthly_spend_dollars", Kind: Number, Default: "50",
 		Doc: "Tables whose throughput costs less than this per month (USD) raise no cost alert: not worth the effort."}
+	latencyFactor = Param{Name: "latency_factor", Kind: Number, Default: "3",
+		Doc: "How many times its own baseline (median) the p99 latency must be to show a hot partition."}
+	minLatency = Param{Name: "min_latency_seconds", Kind: Number, Default: "0.02",
+		Doc: "p99 latency under which nothing counts as a hot partition, whatever the baseline."}
 	minThrottles = Param{Name: "min_throttles_per_second", Kind: Number, Default: "0.1",
 		Doc: "Throttle events per second (averaged over rate_window) below which a table is not considered throttled."}
 )
@@ -105,14 +109,37 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 				`auto-scaling does not follow the traffic (it acts after 2 minutes above target, then takes minutes to apply), or the table has none.`,
 		},
 		{
-			Alert: "DynamoDBAutoScalingMaxTooLow", Severity: Warning, For: "10m",
-			Expr: `dynamodb:autoscaling_max_utilization:ratio
-  > on (account, region, table, index, dimension)
-dynamodb_autoscaling_target_utilization_ratio[[sel]]`,
+			Alert: "DynamoDBAutoScalingMaxTooLow", Severity: Warning, For: "5m",
+			Params: []Param{minThrottles},
+			// Scaling lag and a maximum below demand look alike while capacity
+			// climbs in steps; once provisioned capacity sits at max and the
+			// table still throttles, only the maximum can be the cause.
+			Expr: `(
+  dynamodb:autoscaling_max_utilization:ratio
+    > on (account, region, table, index, dimension)
+  dynamodb_autoscaling_target_utilization_ratio[[sel]]
+or
+  (
+    label_replace(dynamodb_provisioned_read_capacity_units[[sel]], "dimension", "read", "", "")
+    or
+    label_replace(dynamodb_provisioned_write_capacity_units[[sel]], "dimension", "write", "", "")
+  )
+    / on (account, region, table, index, dimension)
+  dynamodb_autoscaling_max_capacity_units[[sel]] >= 1
+  and on (account, region, table, index, dimension)
+  label_replace(
+    sum by (account, region, table, index, kind) (
+      dynamodb:throttle_events_by_cause:rate{cause="provisioned_throughput"}
+    ) > [[.P.min_throttles_per_second]],
+    "dimension", "$1", "kind", "(.*)"
+  )
+)
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 			Summary: "Demand presses on the auto-scaling maximum of a DynamoDB table or index.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
-				`consumes {{ $value | humanizePercentage }} of its auto-scaling maximum ({{ $labels.dimension }}, average over the rate window), ` +
-				`above its target utilization: auto-scaling wants more capacity than max allows, and further growth will throttle.`,
+				`is at {{ $value | humanizePercentage }} of its {{ $labels.dimension }} auto-scaling maximum (consumed, average over the rate window, above the target utilization; ` +
+				`or provisioned capacity at max while it throttles): auto-scaling wants more capacity than max allows, and further growth will throttle.`,
 		},
 		{
 			Alert: "DynamoDBHotPartition", Severity: Warning, For: "10m",
@@ -128,17 +155,16 @@ dynamodb_autoscaling_target_utilization_ratio[[sel]]`,
 		{
 			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "15m",
 			Params: []Param{
-				{Name: "latency_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the p99 latency must be."},
-				{Name: "min_latency_seconds", Kind: Number, Default: "0.02", Doc: "p99 latency under which nothing fires, whatever the baseline."},
-				{Name: "latency_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the p99 latency baseline (its average)."},
+				latencyFactor, minLatency,
+				{Name: "latency_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the p99 latency baseline (its median, so that recurring episodes do not raise it)."},
 			},
 			Expr: `dynamodb_successful_request_latency_p99_seconds[[sel]]
-  > [[.P.latency_factor]] * avg_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
+  > [[.P.latency_factor]] * quantile_over_time(0.5, dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
 and
 dynamodb_successful_request_latency_p99_seconds[[sel]] > [[.P.min_latency_seconds]]`,
 			Summary: "The p99 latency of a DynamoDB table is several times its own baseline.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.operation }}: p99 server-side latency ` +
-				`{{ $value | humanizeDuration }} over the last complete minute, several times its baseline (average p99 over the baseline window, an hour ago): ` +
+				`{{ $value | humanizeDuration }} over the last complete minute, several times its baseline (median p99 over the baseline window, ending an hour ago): ` +
 				`a hot partition on an on-demand table shows here before it throttles.`,
 		},
 		{
@@ -167,7 +193,7 @@ func costAlerts() []Rule {
 	return []Rule{
 		{
 			Alert: "DynamoDBOnDemandSustainedWorkload", Severity: Info, For: "6h",
-			Params: []Param{minMonthlySpend,
+			Params: []Param{minMonthlySpend, latencyFactor, minLatency,
 				{Name: "min_saving_dollars", Kind: Number, Default: "20", Doc: "Monthly saving (USD) under which switching is not worth it."},
 			},
 			Expr: `dynamodb_capacity_monthly_switch_saving_dollars[[sel "window=\"30d\""]] > [[.P.min_saving_dollars]]
@@ -179,13 +205,22 @@ and on (account, region, table)
     * 2628000 / ignoring (mode) dynamodb_capacity_cost_trace_seconds[[sel "window=\"30d\""]]
 ) > [[.P.min_monthly_spend_dollars]]
 unless on (account, region, table)
-sum by (account, region, table) (
-  increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"key_range_throughput\""]][1d])
-) > 0`,
+(
+  sum by (account, region, table) (
+    increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"key_range_throughput\""]][1d])
+  ) > 0
+  or
+  max by (account, region, table) (
+    max_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][1d])
+      > [[.P.latency_factor]] * quantile_over_time(0.1, dynamodb_successful_request_latency_p99_seconds[[sel]][1d])
+    and
+    max_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][1d]) > [[.P.min_latency_seconds]]
+  )
+)`,
 			Summary: "An on-demand DynamoDB table carries a sustained workload that provisioned capacity would serve for less.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) is on demand; over the last 30 days of its consumption, ` +
 				`provisioned capacity with target-tracking auto-scaling would save {{ $value | humanize }} USD a month. ` +
-				`Tables with key-range throttles are left out: the mode does not fix a hot key.`,
+				`Tables with key-range throttles, or whose p99 latency rose several times above its quiet level (10th percentile) within the last day, are left out: the mode does not fix a hot key.`,
 		},
 		{
 			Alert: "DynamoDBBillingModeChurn", Severity: Warning,
@@ -193,7 +228,12 @@ sum by (account, region, table) (
 				{Name: "churn_window", Kind: Duration, Default: "3d", Doc: "Window in which switches to on-demand are counted."},
 				{Name: "min_switches", Kind: Number, Default: "2", Doc: "Switches to on-demand within the window that make a churn."},
 			},
-			Expr:    `changes(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]]) >= [[.P.min_switches]]`,
+			// The switches seen moving within the window, plus the one the window
+			// starts with when it falls inside the window: a young Prometheus (or
+			// exporter) still counts the switch it first saw.
+			Expr: `changes(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]])
+  + (time() - min_over_time(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]]) < bool [[seconds .P.churn_window]])
+>= [[.P.min_switches]]`,
 			Summary: "A DynamoDB table switches billing mode back and forth.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) switched to on-demand {{ $value }} times within the churn window: ` +
 				`its cost figures mean nothing while it flips, and AWS refuses a fifth switch to on-demand within a rolling 24 hours. Stay provisioned and use scheduled scaling for the daily cycle.`,
@@ -273,8 +313,8 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
 			Params: []Param{
 				{Name: "deletion_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the TTL deletion rate must be."},
-				{Name: "min_deletions_per_second", Kind: Number, Default: "0.1", Doc: "TTL deletions per second (last hour) under which nothing fires."},
-				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline, ending an hour ago."},
+				{Name: "min_deletions_per_second", Kind: Number, Default: "0.005", Doc: "TTL deletions per second (last hour; 0.005 is 18 an hour) under which nothing fires: a small table's data matters too."},
+				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
 			},
 			// The baseline averages the recorded hourly rates that exist:
 			// rate() over the 7-day window would divide the deletions of a
@@ -283,10 +323,16 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
 			Expr: `dynamodb:ttl_deleted_items:rate1h
   > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
-dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]`,
+dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]
+unless on (account, region, table)
+(
+  sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))
+    <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
+)`,
 			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, ` +
-				`several times its own baseline. A retention set too short deletes live data irreversibly; every hour counts.`,
+				`several times its own baseline (deletion rate over the baseline window, ending an hour ago), and more than the expired backlog the TTL sampler proved: ` +
+				`not a catch-up. A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
 }
@@ -310,6 +356,7 @@ func countIn(series, window string) string {
   ` + series + ` unless ` + series + ` offset ` + window
 }
 
+// exporterAlerts watch the exporter itself.
 func exporterAlerts() []Rule {
 	return []Rule{
 		{

@@ -1,0 +1,588 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/alerts"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+)
+
+var updateMatrix = flag.Bool("update", false, "rewrite the cross-talk matrix in alerts/README.md from the replays")
+
+// promisedDelay is the detection delay each alert promises (its runbook
+// states it): from the failure's onset as the scenario writes it (the first
+// throttle, the first bad write, the first deletion of live data, or the
+// exporter's start for a failure already under way) to the alert firing,
+// CloudWatch's delay, the collectors' cadence and the rule's window and
+// `for` included.
+var promisedDelay = map[string]time.Duration{
+	"DynamoDBProvisionedThroughputThrottling": 15 * time.Minute,             // 1-3m CloudWatch + 10m rate window + for 5m
+	"DynamoDBAutoScalingMaxTooLow":            45 * time.Minute,             // capacity climbs in steps to max (~7m each), then for 5m
+	"DynamoDBHotPartition":                    30 * time.Minute,             // rate window + for 10m
+	"DynamoDBLatencyAboveBaseline":            30 * time.Minute,             // for 15m
+	"DynamoDBTargetUtilizationTooHigh":        90 * time.Minute,             // first scale-out throttle + for 1h
+	"DynamoDBOnDemandSustainedWorkload":       7 * time.Hour,                // hourly capacity collector + for 6h
+	"DynamoDBBillingModeChurn":                15 * time.Minute,             // DescribeTable cadence after the switch
+	"DynamoDBSurgeBecameBaseline":             2 * time.Hour,                // hourly capacity collector + for 1h
+	"DynamoDBReadWriteRatioDrift":             7 * time.Hour,                // hourly capacity collector + for 6h
+	"DynamoDBTTLValuesNeverExpire":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
+	"DynamoDBTTLNotDeleting":                  2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
+	"DynamoDBTTLDeletionLagging":              7 * time.Hour,                // hourly TTL sample + for 6h
+	"DynamoDBTTLDeletingLiveData":             time.Hour,                    // within the first hour of deletions
+	"DynamoDBExporterCollectorFailing":        30 * time.Minute,
+	"DynamoDBExporterAccessDenied":            15 * time.Minute,
+	"DynamoDBExporterCloudWatchThrottled":     30 * time.Minute,
+	"DynamoDBExporterTTLSamplerOutOfBudget":   time.Hour,
+}
+
+// expected is an alert a scenario must fire for a table (table or
+// table/index; account/region for the exporter's own alerts), at the latest
+// at Onset + promisedDelay[Alert].
+type expected struct {
+	Alert, Table string
+	Onset        time.Duration
+}
+
+// replayCase is one scenario replayed through the whole pack: exactly the
+// alerts of Expect may fire, each for its table, within its promised delay.
+type replayCase struct {
+	Scenario string // built-in name or file
+	Start    string // RFC 3339; default defaultAlertsTestStart
+	Duration time.Duration
+	Expect   []expected
+	// Gap says why a failure the scenario holds is not expected to fire.
+	Gap string
+}
+
+const variants = "testdata/alerts-replay/"
+
+var replayCases = []replayCase{
+	// The built-in scenarios (demo, their union, is left out: each table is here on its own).
+	{Scenario: "healthy", Duration: 24 * time.Hour},
+	{Scenario: "on-demand-sustained", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBOnDemandSustainedWorkload", "ledger-sustained", 0}}},
+	{Scenario: "autoscaling-spike", Duration: 4 * time.Hour, Expect: []expected{
+		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike", 2 * time.Hour},
+		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike/by-event", 2 * time.Hour},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike", 2 * time.Hour},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 2 * time.Hour}}},
+	// Started at noon: the daily hot-key episode (at the replay's start)
+	// then meets the daily peak and the partition throttles. 8h so that
+	// the cost alert, due at +6h, is seen to stay quiet on a hot key.
+	{Scenario: "hot-partition-on-demand", Start: "2026-11-20T12:00:00Z", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBHotPartition", "profiles-hotkey", 0}}},
+	{Scenario: "target-too-high", Duration: 3 * time.Hour, Expect: []expected{
+		{"DynamoDBProvisionedThroughputThrottling", "carts-target90", 0},
+		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0}}},
+	{Scenario: "billing-switch-churn", Duration: 5 * time.Hour, Expect: []expected{
+		{"DynamoDBBillingModeChurn", "reports-churn", 3 * time.Hour}}},
+	{Scenario: "billing-switch-schedule", Duration: 6 * time.Hour, Expect: []expected{
+		{"DynamoDBBillingModeChurn", "reports-schedule", 4 * time.Hour}}},
+	{Scenario: "surge-never-reevaluated", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBSurgeBecameBaseline", "feeds-surge", 0},
+		{"DynamoDBOnDemandSustainedWorkload", "feeds-surge", 0}}},
+	{Scenario: "ttl-wrong-format", Duration: 3 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-format", 0}}},
+	{Scenario: "ttl-expired-backlog", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLDeletionLagging", "coupons-ttl-backlog", 0}}},
+	{Scenario: "ttl-retention-too-short", Duration: 6 * time.Hour,
+		Gap: "the retention bug started two days before the exporter: the deletion counter has no rate from before it to compare with"},
+	// 12h: the backfill at +8h makes TTL delete two weeks of expired
+	// items in a burst, which must not page as live data.
+	{Scenario: "ttl-format-deploy", Duration: 12 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-deploy", 2 * time.Hour}},
+		Gap: "the writer using expiresAt instead of ttl raises nothing until the exporter exposes the likely intended attribute"},
+	{Scenario: "ttl-retention-collapse", Duration: 6 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLDeletingLiveData", "orders-ttl-collapse", time.Hour + 40*time.Minute}}},
+	{Scenario: "exporter-faults", Duration: 3 * time.Hour, Expect: []expected{
+		{"DynamoDBExporterAccessDenied", "demo/us-east-1", 0},
+		{"DynamoDBExporterCollectorFailing", "demo/us-east-1", 0},
+		{"DynamoDBExporterCloudWatchThrottled", "demo/us-east-1", 30 * time.Minute}}},
+
+	// The union of the built-in scenarios on one account and clock.
+	{Scenario: "demo", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBProvisionedThroughputThrottling", "carts-target90", 0},
+		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0},
+		{"DynamoDBTTLDeletionLagging", "coupons-ttl-backlog", 0},
+		{"DynamoDBSurgeBecameBaseline", "feeds-surge", 0},
+		{"DynamoDBOnDemandSustainedWorkload", "feeds-surge", 0},
+		{"DynamoDBOnDemandSustainedWorkload", "ledger-sustained", 0},
+		{"DynamoDBTTLDeletingLiveData", "orders-ttl-collapse", time.Hour + 40*time.Minute},
+		{"DynamoDBBillingModeChurn", "reports-churn", 3 * time.Hour},
+		{"DynamoDBBillingModeChurn", "reports-schedule", 4 * time.Hour},
+		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-deploy", 2 * time.Hour},
+		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-format", 0},
+		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike", 2 * time.Hour},
+		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike/by-event", 2 * time.Hour},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike", 2 * time.Hour},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 2 * time.Hour}},
+		Gap: "profiles-hotkey: started at midnight, its hot key is under way at the exporter's start and under the partition limit: no key-range throttle, and no p99 baseline before the episode (the next one, at +24h, is seen); it gets no cost advice either. orders-ttl-retention and the expiresAt writer: as above"},
+
+	// Quiet scenarios: healthy tables that look alarming at first sight.
+	{Scenario: variants + "quiet-seasonal.yaml", Duration: 24 * time.Hour},
+	{Scenario: variants + "quiet-absorbed-spike.yaml", Duration: 24 * time.Hour},
+	{Scenario: variants + "quiet-small-table.yaml", Duration: 24 * time.Hour},
+	{Scenario: variants + "quiet-ttl-normal.yaml", Duration: 24 * time.Hour},
+	{Scenario: variants + "quiet-on-demand-spiky.yaml", Duration: 24 * time.Hour},
+
+	// Failure scenarios with other sizes, timings and ratios.
+	{Scenario: variants + "var-spike-20x.yaml", Duration: 7 * time.Hour, Expect: []expected{
+		{"DynamoDBProvisionedThroughputThrottling", "stream-spike20", 5 * time.Hour},
+		{"DynamoDBAutoScalingMaxTooLow", "stream-spike20", 5 * time.Hour}}},
+	{Scenario: variants + "var-spike-5x.yaml", Duration: 9 * time.Hour, Expect: []expected{
+		{"DynamoDBProvisionedThroughputThrottling", "invoices-spike5", 7 * time.Hour}}},
+	{Scenario: variants + "var-retention-collapse-late.yaml", Duration: 12 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLDeletingLiveData", "events-ttl-collapse", 8 * time.Hour}}},
+	{Scenario: variants + "var-churn-daily.yaml", Duration: 24 * time.Hour, Expect: []expected{
+		{"DynamoDBBillingModeChurn", "batch-nightly", 22 * time.Hour}}},
+	{Scenario: variants + "var-ttl-not-deleting.yaml", Duration: 6 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLNotDeleting", "tokens-ttl-stuck", 0}}},
+	{Scenario: variants + "var-ratio-drift.yaml", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBReadWriteRatioDrift", "metrics-ratio", 0}}},
+	{Scenario: variants + "var-hot-key-latency.yaml", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBLatencyAboveBaseline", "carts-hotkey-latency", 2 * time.Hour}}},
+}
+
+// TestAlertPackReplays replays every built-in scenario and the quiet and
+// varied ones through every rule of the pack with promtool, and checks that
+// each fires exactly its expected alerts, for the right table, within the
+// promised delay, and nothing else. It writes (-update) or checks the
+// cross-talk matrix in alerts/README.md and logs the median detection delay
+// per alert.
+func TestAlertPackReplays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays every scenario (about three minutes on two cores)")
+	}
+	promtool := testtools.Promtool(t)
+	files, err := alerts.Render(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range alertNames() {
+		if _, ok := promisedDelay[a]; !ok {
+			t.Errorf("alert %s has no promised detection delay in promisedDelay", a)
+		}
+	}
+	results := make([]*timeline, len(replayCases))
+	for i, rc := range replayCases {
+		sc, err := loadScenario(rc.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := defaultAlertsTestStart
+		if rc.Start != "" {
+			if start, err = time.Parse(time.RFC3339, rc.Start); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tl, err := alertTimeline(context.Background(), sc, start, rc.Duration, files, promtool, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatalf("%s: %v", rc.Scenario, err)
+		}
+		results[i] = tl
+		checkReplay(t, rc, tl)
+	}
+	matrix := crossTalkMatrix(results)
+	t.Log("\n" + matrix)
+	readme := filepath.Join("alerts", "README.md")
+	b, err := os.ReadFile(readme)
+	if err != nil && !(os.IsNotExist(err) && *updateMatrix) {
+		t.Fatal(err)
+	}
+	updated, err := replaceBetweenMarkers(string(b), matrix)
+	if err != nil {
+		t.Fatalf("%s: %v", readme, err)
+	}
+	if *updateMatrix {
+		if err := os.WriteFile(readme, []byte(updated), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if !sameMatrix(updated, string(b)) {
+		t.Errorf("%s: the cross-talk matrix differs from the replays; run go test -run TestAlertPackReplays -update . and review the change:\n%s", readme, matrix)
+	}
+}
+
+// TestAlertPackReplaysAt5m replays a subset of the cases with the exporter
+// collecting CloudWatch every 5 minutes, the other supported cadence: the
+// same alerts must fire, within the same promised delays, and nothing else.
+func TestAlertPackReplaysAt5m(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays several scenarios")
+	}
+	promtool := testtools.Promtool(t)
+	files, err := alerts.Render(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subset := []string{"healthy", "autoscaling-spike", "target-too-high", "ttl-retention-collapse", "exporter-faults",
+		variants + "quiet-seasonal.yaml", variants + "var-spike-5x.yaml", variants + "var-hot-key-latency.yaml"}
+	for _, rc := range replayCases {
+		if !slices.Contains(subset, rc.Scenario) {
+			continue
+		}
+		sc, err := loadScenario(rc.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl, err := alertTimelineWith(context.Background(), sc, defaultAlertsTestStart, rc.Duration, "{cloudwatch: {interval: 5m}}", files, promtool, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatalf("%s: %v", rc.Scenario, err)
+		}
+		rc.Scenario += " (5m cadence)"
+		checkReplay(t, rc, tl)
+		var lines []string
+		for _, f := range tl.Firings {
+			lines = append(lines, fmt.Sprintf("%s %s %s", f.Alert, f.Table(), offset(f.First())))
+		}
+		t.Logf("%s: %s", rc.Scenario, strings.Join(lines, "; "))
+	}
+}
+
+// checkReplay compares what fired with what the case expects.
+func checkReplay(t *testing.T, rc replayCase, tl *timeline) {
+	t.Helper()
+	first := map[[2]string]time.Duration{}
+	for _, f := range tl.Firings {
+		k := [2]string{f.Alert, f.Table()}
+		if d, ok := first[k]; !ok || f.First() < d {
+			first[k] = f.First()
+		}
+	}
+	want := map[[2]string]bool{}
+	for _, e := range rc.Expect {
+		k := [2]string{e.Alert, e.Table}
+		want[k] = true
+		got, ok := first[k]
+		deadline := e.Onset + promisedDelay[e.Alert]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s did not fire for %s (expected by %s)", rc.Scenario, e.Alert, e.Table, offset(deadline))
+		case got > deadline:
+			t.Errorf("%s: %s fired for %s at %s, later than promised (%s after the onset at %s)", rc.Scenario, e.Alert, e.Table, offset(got), promisedDelay[e.Alert], offset(e.Onset))
+		case got < e.Onset:
+			t.Errorf("%s: %s fired for %s at %s, before the failure's onset at %s", rc.Scenario, e.Alert, e.Table, offset(got), offset(e.Onset))
+		}
+	}
+	for k, at := range first {
+		if !want[k] {
+			t.Errorf("%s: unexpected %s for %s at %s", rc.Scenario, k[0], k[1], offset(at))
+		}
+	}
+}
+
+// alertNames lists the pack's alerts in pack order.
+func alertNames() []string {
+	var out []string
+	for _, g := range alerts.Pack() {
+		for _, r := range g.Rules {
+			if r.Alert != "" {
+				out = append(out, r.Alert)
+			}
+		}
+	}
+	return out
+}
+
+// crossTalkMatrix renders, from the replays, one row per scenario and alert
+// that fired (when first, for which table, and the delay from the onset the
+// case states), the scenarios that fired nothing, and the median detection
+// delay per alert.
+func crossTalkMatrix(results []*timeline) string {
+	var b strings.Builder
+	b.WriteString("Generated by `go test -run TestAlertPackReplays -update .` (alertsreplay_test.go): every scenario replayed\n")
+	b.WriteString("through every rule with promtool, rules evaluated every minute; times are +h:mm after the replay's start.\n")
+	b.WriteString("Delay is from the failure's onset (as the test states it) to the first firing.\n\n")
+	b.WriteString("| Scenario | Replayed | Alert | Table | First fired | Delay | Promised |\n|---|---|---|---|---|---|---|\n")
+	delays := map[string][]time.Duration{}
+	for i, tl := range results {
+		rc := replayCases[i]
+		name := strings.TrimPrefix(rc.Scenario, variants)
+		type row struct {
+			alert, table string
+			at           time.Duration
+		}
+		var rows []row
+		seen := map[[2]string]int{}
+		for _, f := range tl.Firings {
+			k := [2]string{f.Alert, f.Table()}
+			if j, ok := seen[k]; ok {
+				rows[j].at = min(rows[j].at, f.First())
+				continue
+			}
+			seen[k] = len(rows)
+			rows = append(rows, row{f.Alert, f.Table(), f.First()})
+		}
+		slices.SortFunc(rows, func(a, b row) int {
+			if a.at != b.at {
+				return int(a.at - b.at)
+			}
+			return strings.Compare(a.alert+a.table, b.alert+b.table)
+		})
+		if len(rows) == 0 {
+			note := "none"
+			if rc.Gap != "" {
+				note = "none (gap: " + rc.Gap + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | | | | |\n", name, shortDuration(rc.Duration), note)
+			continue
+		}
+		for _, r := range rows {
+			delay, promised := "", ""
+			for _, e := range rc.Expect {
+				if e.Alert == r.alert && e.Table == r.table {
+					delay = shortDuration(r.at - e.Onset)
+					promised = shortDuration(promisedDelay[e.Alert])
+					delays[r.alert] = append(delays[r.alert], r.at-e.Onset)
+				}
+			}
+			if delay == "" {
+				delay = "unexpected"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", name, shortDuration(rc.Duration), r.alert, r.table, offset(r.at), delay, promised)
+		}
+		if rc.Gap != "" {
+			fmt.Fprintf(&b, "| %s | | (gap) | | | | %s |\n", name, rc.Gap)
+		}
+	}
+	b.WriteString("\nMedian detection delay per alert (over the scenarios and tables above), against its promise:\n\n")
+	b.WriteString("| Alert | Median delay | Replays | Promised |\n|---|---|---|---|\n")
+	for _, a := range alertNames() {
+		d := delays[a]
+		if len(d) == 0 {
+			fmt.Fprintf(&b, "| %s | not exercised by a scenario | 0 | %s |\n", a, shortDuration(promisedDelay[a]))
+			continue
+		}
+		slices.Sort(d)
+		med := d[len(d)/2]
+		if len(d)%2 == 0 {
+			med = (d[len(d)/2-1] + d[len(d)/2]) / 2
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", a, shortDuration(med), len(d), shortDuration(promisedDelay[a]))
+	}
+	return b.String()
+}
+
+// shortDuration prints 2h15m0s as 2h15m.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	if s == "0s" {
+		return "0"
+	}
+	return s
+}
+
+// sameMatrix compares two renderings of the README line by line, times
+// within 2 minutes of each other: the exporter's collectors run on their
+// own goroutines, so a first firing may move by a minute between runs.
+func sameMatrix(a, b string) bool {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	if len(la) != len(lb) {
+		return false
+	}
+	for i := range la {
+		if la[i] == lb[i] {
+			continue
+		}
+		ca, cb := strings.Split(la[i], "|"), strings.Split(lb[i], "|")
+		if len(ca) != len(cb) {
+			return false
+		}
+		for j := range ca {
+			x, y := strings.TrimSpace(ca[j]), strings.TrimSpace(cb[j])
+			if x == y {
+				continue
+			}
+			dx, okx := matrixTime(x)
+			dy, oky := matrixTime(y)
+			if !okx || !oky || (dx-dy).Abs() > 2*time.Minute {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// matrixTime reads a matrix cell holding a time: +h:mm or a duration.
+func matrixTime(s string) (time.Duration, bool) {
+	if s == "0" {
+		return 0, true
+	}
+	var h, m int
+	if _, err := fmt.Sscanf(s, "+%d:%d", &h, &m); err == nil {
+		return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute, true
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
+}
+
+const (
+	matrixBegin = "<!-- matrix:begin -->"
+	matrixEnd   = "<!-- matrix:end -->"
+)
+
+// replaceBetweenMarkers puts body between the matrix markers of doc, adding
+// the markers (a section at the end) when doc has none.
+func replaceBetweenMarkers(doc, body string) (string, error) {
+	i, j := strings.Index(doc, matrixBegin), strings.Index(doc, matrixEnd)
+	switch {
+	case i < 0 && j < 0:
+		if doc != "" && !strings.HasSuffix(doc, "\n") {
+			doc += "\n"
+		}
+		if doc != "" {
+			doc += "\n"
+		}
+		return doc + "## Cross-talk matrix\n\n" + matrixBegin + "\n" + body + matrixEnd + "\n", nil
+	case i < 0 || j < i:
+		return "", fmt.Errorf("the markers %s and %s are not in order", matrixBegin, matrixEnd)
+	}
+	return doc[:i+len(matrixBegin)] + "\n" + body + doc[j:], nil
+}
+
+// TestParsePromtoolFailures reads promtool's failure report as it prints it.
+func TestParsePromtoolFailures(t *testing.T) {
+	out := `Processing test file: replay_test.yml
+  FAILED:
+    expr: "ALERTS{alertstate=\"firing\"}", time: 2h20m,
+        exp: nil
+        got: {__name__="ALERTS", account="demo", alertname="A", alertstate="firing", kind="read", table="t1"} 1E+00, {__name__="ALERTS", alertname="B", alertstate="firing", table="t,2 \"x\""} 1E+00
+
+    expr: "ALERTS{alertstate=\"firing\"}", time: 1d1m,
+        exp: nil
+        got: {__name__="ALERTS", account="demo", alertname="A", alertstate="firing", kind="read", table="t1"} 1E+00
+`
+	got, err := parsePromtoolFailures(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].At != 2*time.Hour+20*time.Minute || got[0].Labels["kind"] != "read" ||
+		got[1].Labels["table"] != `t,2 "x"` || got[2].At != 24*time.Hour+time.Minute {
+		t.Fatalf("parsed %+v", got)
+	}
+	tl := buildTimeline("s", 25*time.Hour, append(got, sample{At: 2*time.Hour + 21*time.Minute, Labels: got[0].Labels}))
+	// Sorted by table: "t,2 ..." before "t1"; A's two minutes are one episode.
+	if len(tl.Firings) != 2 || tl.Firings[1].Alert != "A" || len(tl.Firings[1].Episodes) != 2 || tl.Firings[1].Episodes[0] != (episode{140 * time.Minute, 141 * time.Minute}) {
+		t.Fatalf("timeline %+v", tl.Firings)
+	}
+}
+
+// TestSameMatrix: a minute's jitter in a time passes, a changed table or
+// alert does not.
+func TestSameMatrix(t *testing.T) {
+	base := "| s | 8h | A | t1 | +6:01 | 6h1m | 7h |\n| A | 6h1m | 1 | 7h |"
+	for doc, want := range map[string]bool{
+		base: true,
+		"| s | 8h | A | t1 | +6:02 | 6h2m | 7h |\n| A | 6h2m | 1 | 7h |": true,
+		"| s | 8h | A | t1 | +6:09 | 6h9m | 7h |\n| A | 6h9m | 1 | 7h |": false,
+		"| s | 8h | A | t2 | +6:01 | 6h1m | 7h |\n| A | 6h1m | 1 | 7h |": false,
+		"| s | 8h | B | t1 | +6:01 | 6h1m | 7h |\n| A | 6h1m | 1 | 7h |": false,
+		"| s | 8h | A | t1 | +6:01 | 6h1m | 7h |":                        false,
+	} {
+		if got := sameMatrix(base, doc); got != want {
+			t.Errorf("sameMatrix(%q) = %v, want %v", doc, got, want)
+		}
+	}
+}
+
+// TestAlertsTestCommand runs `alerts test` on a scenario file of its own (a
+// 6x spike at +1h on a provisioned table) and on a missing promtool.
+func TestAlertsTestCommand(t *testing.T) {
+	promtool := testtools.Promtool(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "spike.yaml")
+	if err := os.WriteFile(file, []byte(`name: my-spike
+history: 7d
+tables:
+  - name: orders-mine
+    billing: provisioned
+    capacity: {read: 100, write: 40}
+    auto_scaling:
+      read: {min: 50, max: 2000, target: 70}
+      write: {min: 20, max: 800, target: 70}
+    traffic:
+      read: 60
+      write: 20
+      events:
+        - {type: spike, at: 1h, duration: 30m, factor: 6, ramp: 1m}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	c := &alertsTestCmd{Scenario: file, Duration: 2 * time.Hour, Promtool: promtool}
+	if err := c.run(context.Background(), &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	s := out.String()
+	if !strings.Contains(s, "scenario my-spike, 2h0m0s replayed") || !strings.Contains(s, "\norders-mine\n") ||
+		!strings.Contains(s, "DynamoDBProvisionedThroughputThrottling") || !strings.Contains(s, "firing +1:") ||
+		strings.Contains(s, "DynamoDBAutoScalingMaxTooLow") {
+		t.Fatalf("timeline:\n%s", s)
+	}
+
+	// A tuning file raising the throttle threshold out of reach silences it.
+	cfg := filepath.Join(dir, "tuning.yml")
+	if err := os.WriteFile(cfg, []byte("params:\n  min_throttles_per_second: 1000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	c.Config = cfg
+	if err := c.run(context.Background(), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "no alert fired") {
+		t.Fatalf("with the tuning file:\n%s", out.String())
+	}
+
+	// --rules: rule files rendered beforehand (here with the tuning file)
+	// are used as they are; a directory without rule files is an error.
+	cfgParsed, err := alerts.LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered, err := alerts.Render(cfgParsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rulesDir := filepath.Join(dir, "rules")
+	if err := os.Mkdir(rulesDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rendered {
+		if err := os.WriteFile(filepath.Join(rulesDir, f.Name), f.Content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	c = &alertsTestCmd{Scenario: file, Duration: 2 * time.Hour, Promtool: promtool, Rules: rulesDir}
+	if err := c.run(context.Background(), &out, &errOut); err != nil || !strings.Contains(out.String(), "no alert fired") {
+		t.Fatalf("with --rules: %v\n%s", err, out.String())
+	}
+	c.Rules = t.TempDir()
+	if err := c.run(context.Background(), &out, &errOut); err == nil || !strings.Contains(err.Error(), "no .yml or .yaml rule file") {
+		t.Fatalf("with an empty --rules: %v", err)
+	}
+
+	t.Setenv("PATH", dir)
+	t.Setenv("DYNAMODB_EXPORTER_TOOLS", dir)
+	c = &alertsTestCmd{Scenario: file, Duration: time.Hour}
+	err = c.run(context.Background(), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "promtool not found") || !strings.Contains(err.Error(), "install-tools.sh") {
+		t.Fatalf("without promtool: %v", err)
+	}
+}
