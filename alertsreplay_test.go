@@ -26,7 +26,7 @@ var updateMatrix = flag.Bool("update", false, "rewrite the cross-talk matrix in 
 // CloudWatch's delay, the collectors' cadence and the rule's window and
 // `for` included.
 var promisedDelay = map[string]time.Duration{
-	"DynamoDBProvisionedThroughputThrottling": 15 * time.Minute,             // 1-3m CloudWatch + 10m rate window + for 5m
+	"DynamoDBProvisionedThroughputThrottling": 20 * time.Minute,             // 1-3m CloudWatch + a 5m collection cycle + the rate window filling + for 5m
 	"DynamoDBAutoScalingMaxTooLow":            45 * time.Minute,             // capacity climbs in steps to max (~7m each), then for 5m
 	"DynamoDBHotPartition":                    30 * time.Minute,             // rate window + for 10m
 	"DynamoDBLatencyAboveBaseline":            30 * time.Minute,             // for 15m
