@@ -314,6 +314,7 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
 			Params: []Param{
 				{Name: "deletion_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the TTL deletion rate must be."},
 				{Name: "min_deletions_per_second", Kind: Number, Default: "0.005", Doc: "TTL deletions per second (last hour; 0.005 is 18 an hour) under which nothing fires: a small table's data matters too."},
+				{Name: "catch_up_min_backlog_age", Kind: Duration, Default: "1d", Doc: "A burst of deletions no larger than the expired backlog the sampler proved is a catch-up, not a retention bug, only when that backlog is older than this: a retention bug writes items already expired, and its young backlog must still page."},
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
 			},
 			// The baseline averages the recorded hourly rates that exist:
@@ -328,10 +329,12 @@ unless on (account, region, table)
 (
   sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))
     <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
+  and on (account, region, table)
+  (time() - min_over_time(dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]][3h])) > [[seconds .P.catch_up_min_backlog_age]]
 )`,
 			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, ` +
-				`several times its own baseline (deletion rate over the baseline window, ending an hour ago), and more than the expired backlog the TTL sampler proved: ` +
+				`several times its own baseline (deletion rate over the baseline window, ending an hour ago), and more than the expired backlog the TTL sampler proved, or that backlog is young: ` +
 				`not a catch-up. A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
