@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"log/slog"
 	"math"
 	"strings"
 	"testing"
@@ -12,8 +10,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
-	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 )
 
 // TestProvisionedSavingHoldsOnSwitchingScenarios runs the exporter on the
@@ -31,36 +27,12 @@ func TestProvisionedSavingHoldsOnSwitchingScenarios(t *testing.T) {
 		{"billing-switch-schedule", "reports-schedule"},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
-			sc, err := loadScenario(c.scenario)
-			if err != nil {
-				t.Fatal(err)
-			}
 			start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
-			clk := clock.NewManual(start)
-			srv, eng, err := simulatedAccount(sc, clk, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { srv.Close() })
-			cfg, awsOpts, err := simulatedConfig(sc, srv.URL())
-			if err != nil {
-				t.Fatal(err)
-			}
-			app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-				Clock: clk, AWS: awsOpts, Logger: slog.New(slog.DiscardHandler),
-				TTLPace: func(context.Context, time.Duration) error { return nil }, TTLSeed: 1,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			run := startScenario(t, c.scenario, start)
 			var pts []savingPoint
 			for at := start; !at.After(start.Add(8 * time.Hour)); at = at.Add(15 * time.Minute) {
-				clk.Set(at)
-				if err := eng.AdvanceTo(at); err != nil {
-					t.Fatal(err)
-				}
-				app.Scheduler.RunDue(context.Background())
-				p, ok := modeAndSavings(t, gatherText(t, app), c.table)
+				run.advance(t, at)
+				p, ok := modeAndSavings(t, gatherText(t, run.app), c.table)
 				if ok {
 					pts = append(pts, p)
 				}

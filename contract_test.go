@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
 	"sort"
 	"strings"
 	"testing"
@@ -13,7 +11,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
-	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
@@ -26,40 +23,16 @@ import (
 // against all of them, so all of them must be valid exposition. It fails
 // naming the families that never appeared.
 func TestEveryCataloguedFamilyPassesPromtool(t *testing.T) {
-	sc, err := loadScenario("demo")
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
-	clk := clock.NewManual(start)
-	srv, eng, err := simulatedAccount(sc, clk, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	cfg, awsOpts, err := simulatedConfig(sc, srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock: clk, AWS: awsOpts, Logger: slog.New(slog.DiscardHandler),
-		TTLPace: func(context.Context, time.Duration) error { return nil }, TTLSeed: 1,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := startScenario(t, "demo", start)
 	// One throttled CloudWatch call, so the request-error family has a series.
-	srv.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "ListMetrics", Error: awssim.ErrThrottling, Times: 1})
+	run.srv.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "ListMetrics", Error: awssim.ErrThrottling, Times: 1})
 
 	var scrape string
 	var missing []string
 	for at := start; at.Before(start.Add(3 * time.Hour)); at = at.Add(time.Minute) {
-		clk.Set(at)
-		if err := eng.AdvanceTo(at); err != nil {
-			t.Fatal(err)
-		}
-		app.Scheduler.RunDue(context.Background())
-		scrape = gatherText(t, app)
+		run.advance(t, at)
+		scrape = gatherText(t, run.app)
 		if missing = missingFamilies(t, scrape); len(missing) == 0 {
 			t.Logf("every catalogued family present after %s of simulated time", at.Sub(start))
 			break

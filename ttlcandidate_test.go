@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +14,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
-	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 )
 
@@ -31,29 +28,9 @@ import (
 // later no item lacks ttl but for the writes since, the share has collapsed
 // and the backlog is gone.
 func TestTTLCandidateOnTheFormatDeployScenario(t *testing.T) {
-	sc, err := loadScenario("ttl-format-deploy")
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
-	clk := clock.NewManual(start)
-	srv, eng, err := simulatedAccount(sc, clk, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	cfg, awsOpts, err := simulatedConfig(sc, srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock: clk, AWS: awsOpts, Logger: slog.New(slog.DiscardHandler),
-		TTLPace: func(context.Context, time.Duration) error { return nil }, TTLSeed: 1,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ddb := dynamodb.NewFromConfig(testtools.AWSConfig(srv.URL()))
+	run := startScenario(t, "ttl-format-deploy", start)
+	ddb := dynamodb.NewFromConfig(testtools.AWSConfig(run.srv.URL()))
 	// truth counts, by a full Scan, the items lacking ttl that carry
 	// expiresAt, and those of them already expired.
 	truth := func(now time.Time) (items, carried, expired int) {
@@ -114,17 +91,13 @@ func TestTTLCandidateOnTheFormatDeployScenario(t *testing.T) {
 		hi, _ = get(catalogue.TTLCandidateExpiredItemsUpperBound)
 		return
 	}
-	run := func(at time.Time) string {
-		clk.Set(at)
-		if err := eng.AdvanceTo(at); err != nil {
-			t.Fatal(err)
-		}
-		app.Scheduler.RunDue(context.Background())
-		return gatherText(t, app)
+	scrapeAt := func(at time.Time) string {
+		run.advance(t, at)
+		return gatherText(t, run.app)
 	}
 
 	items, carried, expired := truth(start)
-	ratio, est, lo, hi, ok := read(run(start))
+	ratio, est, lo, hi, ok := read(scrapeAt(start))
 	t.Logf("start: %d items, %d lack ttl and carry expiresAt (%.3f), %d of them expired; exporter: share %.3f, expired %.0f [%.0f, %.0f]",
 		items, carried, float64(carried)/float64(items), expired, ratio, est, lo, hi)
 	if !ok {
@@ -140,7 +113,7 @@ func TestTTLCandidateOnTheFormatDeployScenario(t *testing.T) {
 	// After the +8h backfill: step the exporter through it.
 	var scrape string
 	for at := start.Add(5 * time.Minute); !at.After(start.Add(9 * time.Hour)); at = at.Add(5 * time.Minute) {
-		scrape = run(at)
+		scrape = scrapeAt(at)
 	}
 	items, carried, expired = truth(start.Add(9 * time.Hour))
 	ratio, est, _, _, ok = read(scrape)
