@@ -578,6 +578,18 @@ tables:
 		t.Fatalf("with an empty --rules: %v", err)
 	}
 
+	// A promtool found in ./.tools is run by its absolute path (promtool
+	// runs in a scratch directory).
+	if _, err := os.Stat(filepath.Join(".tools", "bin", "promtool")); err == nil {
+		t.Setenv("DYNAMODB_EXPORTER_TOOLS", "")
+		p, err := findPromtool()
+		if err != nil || !filepath.IsAbs(p) {
+			t.Fatalf("promtool in ./.tools found as %q, %v; want an absolute path", p, err)
+		}
+	}
+	// Nowhere to be found: not on PATH, not in the tools directory, not in
+	// ./.tools of the working directory.
+	t.Chdir(dir)
 	t.Setenv("PATH", dir)
 	t.Setenv("DYNAMODB_EXPORTER_TOOLS", dir)
 	c = &alertsTestCmd{Scenario: file, Duration: time.Hour}

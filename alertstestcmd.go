@@ -120,7 +120,12 @@ func findPromtool() (string, error) {
 	for _, d := range dirs {
 		p := filepath.Join(d, "promtool")
 		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			return p, nil
+			// Absolute: promtool runs in the replay's scratch directory.
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return "", fmt.Errorf("locating promtool: %w", err)
+			}
+			return abs, nil
 		}
 	}
 	if p, err := exec.LookPath("promtool"); err == nil {
