@@ -54,16 +54,7 @@ func TestReplayScenarioThroughRules(t *testing.T) {
         exp_alerts:
           - exp_labels: {account: demo, region: us-east-1, table: tickets-spike}
 `)
-	dir := t.TempDir()
-	for name, body := range map[string]string{"rules.yml": rules, "test.yml": test.String()} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := testtools.RunCommand(t, "", testtools.Promtool(t), "test", "rules", filepath.Join(dir, "test.yml"))
-	if res.ExitCode != 0 {
-		t.Fatalf("promtool test rules (%d):\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	promtoolTestRules(t, rules, test.String())
 }
 
 // TestReplayExporterFaults replays the exporter-faults scenario: throttled
@@ -201,16 +192,7 @@ tables:
           - labels: 'table:on_demand_switch_age_seconds{account="demo",region="us-east-1",table="ages-switching"}'
             value: 9000
 `)
-	dir := t.TempDir()
-	for name, body := range map[string]string{"rules.yml": rules, "test.yml": test.String()} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := testtools.RunCommand(t, "", testtools.Promtool(t), "test", "rules", filepath.Join(dir, "test.yml"))
-	if res.ExitCode != 0 {
-		t.Fatalf("promtool test rules (%d):\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	promtoolTestRules(t, rules, test.String())
 }
 
 func indentLines(s, prefix string) string {
@@ -219,4 +201,21 @@ func indentLines(s, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// promtoolTestRules writes rules (rules.yml) and a promtool rule test that
+// loads them (test.yml) into a scratch directory and fails the test unless
+// `promtool test rules` passes.
+func promtoolTestRules(t *testing.T, rules, test string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range map[string]string{"rules.yml": rules, "test.yml": test} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := testtools.RunCommand(t, "", testtools.Promtool(t), "test", "rules", filepath.Join(dir, "test.yml"))
+	if res.ExitCode != 0 {
+		t.Fatalf("promtool test rules (%d):\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
 }
