@@ -36,6 +36,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBSurgeBecameBaseline":             2 * time.Hour,                // hourly capacity collector + for 1h
 	"DynamoDBReadWriteRatioDrift":             7 * time.Hour,                // hourly capacity collector + for 6h
 	"DynamoDBTTLValuesNeverExpire":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
+	"DynamoDBTTLAttributeNameMismatch":        2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
 	"DynamoDBTTLNotDeleting":                  2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
 	"DynamoDBTTLDeletionLagging":              7 * time.Hour,                // hourly TTL sample + for 6h
 	"DynamoDBTTLDeletingLiveData":             time.Hour,                    // within the first hour of deletions
@@ -100,8 +101,8 @@ var replayCases = []replayCase{
 	// 12h: the backfill at +8h makes TTL delete two weeks of expired
 	// items in a burst, which must not page as live data.
 	{Scenario: "ttl-format-deploy", Duration: 12 * time.Hour, Expect: []expected{
-		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-deploy", 2 * time.Hour}},
-		Gap: "the writer using expiresAt instead of ttl raises nothing until the exporter exposes the likely intended attribute"},
+		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-deploy", 2 * time.Hour},
+		{"DynamoDBTTLAttributeNameMismatch", "sessions-ttl-deploy", 0}}},
 	{Scenario: "ttl-retention-collapse", Duration: 6 * time.Hour, Expect: []expected{
 		{"DynamoDBTTLDeletingLiveData", "orders-ttl-collapse", time.Hour + 40*time.Minute}}},
 	{Scenario: "exporter-faults", Duration: 3 * time.Hour, Expect: []expected{
@@ -121,12 +122,13 @@ var replayCases = []replayCase{
 		{"DynamoDBBillingModeChurn", "reports-churn", 3 * time.Hour},
 		{"DynamoDBBillingModeChurn", "reports-schedule", 4 * time.Hour},
 		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-deploy", 2 * time.Hour},
+		{"DynamoDBTTLAttributeNameMismatch", "sessions-ttl-deploy", 0},
 		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-format", 0},
 		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike/by-event", 2 * time.Hour},
 		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 2 * time.Hour}},
-		Gap: "profiles-hotkey: started at midnight, its hot key is under way at the exporter's start and under the partition limit: no key-range throttle, and no p99 baseline before the episode (the next one, at +24h, is seen); it gets no cost advice either. orders-ttl-retention and the expiresAt writer: as above"},
+		Gap: "profiles-hotkey: started at midnight, its hot key is under way at the exporter's start and under the partition limit: no key-range throttle, and no p99 baseline before the episode (the next one, at +24h, is seen); it gets no cost advice either. orders-ttl-retention: as above"},
 
 	// Quiet scenarios: healthy tables that look alarming at first sight.
 	{Scenario: variants + "quiet-seasonal.yaml", Duration: 24 * time.Hour},

@@ -193,7 +193,8 @@ func (p *labelParser) binary(minPrec int) (labelSet, error) {
 			return lhs, nil
 		}
 		p.next()
-		var on, ignoring []string
+		var on, ignoring, extra []string
+		var group string
 		hasOn, done := false, false
 		for {
 			t := p.peek()
@@ -215,7 +216,17 @@ func (p *labelParser) binary(minPrec int) (labelSet, error) {
 					ignoring = l
 				}
 			case "group_left", "group_right":
-				return labelSet{}, fmt.Errorf("%s is not understood by the label inference", t.text)
+				// The result carries the labels of the "many" side plus
+				// the ones listed, taken from the "one" side.
+				p.next()
+				group = t.text
+				if p.peek().text == "(" {
+					l, err := p.nameList()
+					if err != nil {
+						return labelSet{}, err
+					}
+					extra = l
+				}
 			default:
 				done = true
 			}
@@ -237,6 +248,13 @@ func (p *labelParser) binary(minPrec int) (labelSet, error) {
 		case lhs.scalar:
 			lhs = rhs
 		case rhs.scalar:
+		case group != "":
+			if group == "group_right" {
+				lhs = rhs
+			}
+			for _, n := range extra {
+				lhs.names[n] = true
+			}
 		case hasOn:
 			lhs = vec(on...)
 		default:
@@ -405,6 +423,8 @@ func TestAlertLabelInference(t *testing.T) {
 		{`dynamodb_items / on (account, region, table) dynamodb_size_bytes`, "account region table"},
 		{`dynamodb_items > on (account, region, table) dynamodb_size_bytes`, "account region table"},
 		{`dynamodb_items / ignoring (index) dynamodb_size_bytes`, "account region table"},
+		{`dynamodb_items * on (account, region, table) group_left (billing_mode) dynamodb_table_info`, "account billing_mode index region table"},
+		{`dynamodb_table_info * on (account, region, table) group_right dynamodb_items`, "account index region table"},
 		{`dynamodb_items and on (table) dynamodb_table_info`, "account index region table"},
 		{`dynamodb_user_errors_total or dynamodb_exporter_tables`, "account region"},
 		{`dynamodb_ttl_deleted_items_total or dynamodb_user_errors_total`, "account region table"},
@@ -429,7 +449,7 @@ func TestAlertLabelInference(t *testing.T) {
 		}
 	}
 	// Beyond the subset: an error, not a guess.
-	for _, expr := range []string{`histogram_quantile(0.9, dynamodb_items)`, `dynamodb_items * on (table) group_left dynamodb_table_info`, `no_such_metric`} {
+	for _, expr := range []string{`histogram_quantile(0.9, dynamodb_items)`, `no_such_metric`} {
 		toks, _ := tokenize(expr)
 		p := &labelParser{toks: toks}
 		if _, err := p.binary(1); err == nil {

@@ -285,6 +285,22 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 				`carry a TTL value TTL ignores: a String, milliseconds or finer, or more than five years in the past. They will never be deleted.`,
 		},
 		{
+			Alert: "DynamoDBTTLAttributeNameMismatch", Severity: Warning, For: "1h",
+			Params: []Param{{Name: "min_candidate_share", Kind: Number, Default: "0.1", Doc: "Share of sampled items carrying another timestamp-like attribute (and not the TTL attribute) above which the alert fires."}},
+			// The candidate ratio is exported per attribute other than the
+			// TTL one; the TTL attribute is joined in as ttl_attribute so
+			// that the description can name both.
+			Expr: `(max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]]) >= [[.P.min_candidate_share]])
+  * on (account, region, table) group_left (ttl_attribute)
+max by (account, region, table, ttl_attribute) (
+  label_replace(dynamodb_table_ttl_info[[sel "status=~\"ENABLED|ENABLING\""]], "ttl_attribute", "$1", "attribute", "(.+)")
+)`,
+			Summary: "TTL of a DynamoDB table is enabled on one attribute while many items carry their expiry under another.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL is on ` + "`{{ $labels.ttl_attribute }}`" +
+				`; {{ $value | humanizePercentage }} of items carry ` + "`{{ $labels.attribute }}`" + ` instead (share of the TTL sample): ` +
+				`TTL never deletes them. A writer uses the wrong attribute name.`,
+		},
+		{
 			Alert: "DynamoDBTTLNotDeleting", Severity: Warning, For: "2h",
 			Params: []Param{{Name: "deletion_grace", Kind: Duration, Default: "2d", Doc: "How long past expiry an item may stay before TTL is considered not working (AWS: typically within 48 hours)."}},
 			Expr: `dynamodb_ttl_expired_items_lower_bound[[sel]] > 0
