@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,11 @@ import (
 )
 
 var updateMatrix = flag.Bool("update", false, "rewrite the cross-talk matrix in alerts/README.md from the replays")
+
+// onlyScenarios narrows TestAlertPackReplays to the cases whose scenario
+// matches it, for a quick check while working on one rule; the matrix is
+// then neither checked nor written.
+var onlyScenarios = flag.String("replay.only", "", "replay only the scenarios matching this regular expression (skips the matrix check)")
 
 // promisedDelay is the detection delay each alert promises (its runbook
 // states it): from the failure's onset as the scenario writes it (the first
@@ -175,8 +181,20 @@ func TestAlertPackReplays(t *testing.T) {
 			t.Errorf("alert %s has no promised detection delay in promisedDelay", a)
 		}
 	}
+	var only *regexp.Regexp
+	if *onlyScenarios != "" {
+		if only, err = regexp.Compile(*onlyScenarios); err != nil {
+			t.Fatalf("-replay.only: %v", err)
+		}
+		if *updateMatrix {
+			t.Fatal("-replay.only and -update: the matrix needs every scenario")
+		}
+	}
 	results := make([]*timeline, len(replayCases))
 	for i, rc := range replayCases {
+		if only != nil && !only.MatchString(rc.Scenario) {
+			continue
+		}
 		sc, err := loadScenario(rc.Scenario)
 		if err != nil {
 			t.Fatal(err)
@@ -193,6 +211,10 @@ func TestAlertPackReplays(t *testing.T) {
 		}
 		results[i] = tl
 		checkReplay(t, rc, tl)
+	}
+	if only != nil {
+		t.Logf("-replay.only %q: the cross-talk matrix is not checked", *onlyScenarios)
+		return
 	}
 	matrix := crossTalkMatrix(results)
 	t.Log("\n" + matrix)
