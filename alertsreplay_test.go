@@ -46,6 +46,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBTTLNotDeleting":                  2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
 	"DynamoDBTTLDeletionLagging":              7 * time.Hour,                // hourly TTL sample + for 6h
 	"DynamoDBTTLDeletingLiveData":             time.Hour,                    // within the first hour of deletions
+	"DynamoDBExporterDown":                    7 * time.Minute,              // a failed scrape (one scrape interval) + an evaluation + for 5m
 	"DynamoDBExporterCollectorFailing":        30 * time.Minute,
 	"DynamoDBExporterAccessDenied":            15 * time.Minute,
 	"DynamoDBExporterCloudWatchThrottled":     30 * time.Minute,

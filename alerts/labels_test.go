@@ -370,6 +370,9 @@ func (p *labelParser) primary() (labelSet, error) {
 				}
 			}
 		}
+		if l, ok := scrapeSeries[name]; ok {
+			return vec(l...), nil
+		}
 		f, ok := catalogue.Lookup(name)
 		if !ok {
 			return labelSet{}, fmt.Errorf("%s is neither catalogued nor recorded earlier", t.text)
@@ -378,6 +381,11 @@ func (p *labelParser) primary() (labelSet, error) {
 	}
 	return labelSet{}, fmt.Errorf("unexpected %q", t.text)
 }
+
+// scrapeSeries are the series Prometheus itself writes for every scrape
+// target, which the pack may read besides the catalogue: their labels are
+// the target's.
+var scrapeSeries = map[string][]string{"up": {"instance", "job"}}
 
 // alertLabels returns, per alert of the pack rendered with the defaults, the
 // label names its series carry plus its severity label.

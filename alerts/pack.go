@@ -379,6 +379,18 @@ func countIn(series, window string) string {
 func exporterAlerts() []Rule {
 	return []Rule{
 		{
+			Alert: "DynamoDBExporterDown", Severity: Critical, For: "5m",
+			Params: []Param{{Name: "exporter_job_matchers", Kind: Matchers, Default: `job=~".*dynamodb.*"`,
+				Doc: "Label matchers (without braces) that select the exporter's scrape targets in Prometheus's up series."}},
+			// A target Prometheus no longer discovers has no up series at
+			// all; absent() cannot name it through a regex matcher (see the
+			// runbook).
+			Expr:    `up[[sel .P.exporter_job_matchers]] == 0`,
+			Summary: "Prometheus cannot scrape the DynamoDB exporter.",
+			Description: `Prometheus fails to scrape {{ $labels.instance }} (job {{ $labels.job }}; up is {{ $value }}): every DynamoDB metric from it is missing, ` +
+				`and the alerts that read them cannot fire. Check that the exporter runs and answers on /metrics.`,
+		},
+		{
 			Alert: "DynamoDBExporterCollectorFailing", Severity: Warning, For: "15m",
 			Expr: `(time() - dynamodb_exporter_collector_last_success_timestamp_seconds[[sel]])
   and on (collector, account, region)

@@ -65,8 +65,11 @@ func Reference() string {
 	for _, n := range order {
 		u := uses[n]
 		kind := "number"
-		if u.p.Kind == Duration {
+		switch u.p.Kind {
+		case Duration:
 			kind = "duration"
+		case Matchers:
+			kind = "label matchers"
 		}
 		var rs []string
 		for _, r := range u.rules {

@@ -53,6 +53,9 @@ const (
 	Number ParamKind = iota
 	// Duration is a Prometheus duration ("10m", "1d").
 	Duration
+	// Matchers is a comma-separated list of label matchers without braces
+	// (`job=~".*dynamodb.*"`), checked like the configured selector.
+	Matchers
 )
 
 // Param is a tunable of a rule.
@@ -65,6 +68,13 @@ type Param struct {
 
 func (p Param) check(v string) error {
 	switch p.Kind {
+	case Matchers:
+		if err := checkSelector(v); err != nil {
+			return fmt.Errorf("parameter %s: %w", p.Name, err)
+		}
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("parameter %s: give at least one label matcher, such as job=\"dynamodb\"", p.Name)
+		}
 	case Duration:
 		if _, err := model.ParseDuration(v); err != nil {
 			return fmt.Errorf("parameter %s: invalid duration %q (use Prometheus durations such as 10m, 1h, 1d)", p.Name, v)

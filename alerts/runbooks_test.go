@@ -117,7 +117,7 @@ func TestRunbookQueriesParse(t *testing.T) {
 	for name, qs := range queries {
 		for _, q := range qs {
 			expr, _, _ := strings.Cut(q, " # ")
-			for _, m := range metricName.FindAllString(expr, -1) {
+			for _, m := range metricName.FindAllString(stringLiteral.ReplaceAllString(expr, `""`), -1) {
 				if recorded[m] {
 					continue
 				}
