@@ -42,6 +42,7 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		"account": "prod", "region": "us-east-1", "table": "orders", "index": "", "kind": "write",
 		"dimension": "write", "operation": "GetItem", "window": "30d", "collector": "cloudwatch",
 		"service": "DynamoDB", "error_code": "AccessDeniedException",
+		"job": "dynamodb", "instance": "exporter-a:9687",
 	}
 	// alert builds an alert of the pack with its own label names; values
 	// not given take the defaults above ("" leaves the label out, as
@@ -81,6 +82,19 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		alert("live-sessions", "DynamoDBTTLDeletingLiveData", sessions),
 		alert("thr-carts", "DynamoDBProvisionedThroughputThrottling", map[string]string{"table": "carts"}),
 		alert("denied", "DynamoDBExporterAccessDenied", map[string]string{"operation": "Scan"}),
+		// exporter-b is down; exporter-c is its HA twin, reading the same
+		// account and tables ("events"), and still answers.
+		alert("down-b", "DynamoDBExporterDown", map[string]string{"instance": "exporter-b:9687"}),
+		alert("hot-b", "DynamoDBHotPartition", map[string]string{"instance": "exporter-b:9687", "table": "events"}),
+		alert("churn-b", "DynamoDBBillingModeChurn", map[string]string{"instance": "exporter-b:9687", "table": "events"}),
+		alert("budget-b", "DynamoDBExporterTTLSamplerOutOfBudget", map[string]string{"instance": "exporter-b:9687"}),
+		alert("throttled-b", "DynamoDBExporterCloudWatchThrottled", map[string]string{"instance": "exporter-b:9687"}),
+		alert("live-b", "DynamoDBTTLDeletingLiveData", map[string]string{"instance": "exporter-b:9687", "table": "events"}),
+		alert("hot-c", "DynamoDBHotPartition", map[string]string{"instance": "exporter-c:9687", "table": "events"}),
+		alert("churn-c", "DynamoDBBillingModeChurn", map[string]string{"instance": "exporter-c:9687", "table": "events"}),
+		// The TTL collector fails on exporter-a only: exporter-c's figures
+		// for sessions are current.
+		alert("lag-sessions-c", "DynamoDBTTLDeletionLagging", map[string]string{"instance": "exporter-c:9687", "table": "sessions"}),
 	}
 	want := map[string][]string{ // id -> ids of the alerts that inhibit it
 		"od-orders":    {"hot"},
@@ -92,6 +106,11 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		// collector's alerts, and the critical page.
 		"od-carts": nil, "thr-orders-gsi": nil, "lag-sessions-eu": nil, "thr-carts": nil,
 		"live-sessions": nil, "hot": nil, "max-orders": nil, "denied": nil,
+		// The down exporter's alerts that still evaluate on its last samples;
+		// not its data-loss page, not its twin's alerts, not the alerts of
+		// the other exporters.
+		"hot-b": {"down-b"}, "churn-b": {"down-b"}, "budget-b": {"down-b"}, "throttled-b": {"down-b"},
+		"live-b": nil, "down-b": nil, "hot-c": nil, "churn-c": nil, "lag-sessions-c": nil,
 	}
 	now := time.Now().UTC()
 	for i := range posted {

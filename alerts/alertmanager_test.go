@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -99,6 +100,9 @@ func parseMatcher(t *testing.T, s string) matcher {
 	return matcher{}
 }
 
+// plainNames matches an alternation of plain alert names.
+var plainNames = regexp.MustCompile(`^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$`)
+
 // selects returns the pack's alerts a list of matchers can select, from the
 // alert's name, its severity and the label names it carries (a label it lacks
 // is empty, as Alertmanager reads it).
@@ -128,12 +132,20 @@ func selects(t *testing.T, ms []string, labels map[string][]string) []string {
 				case "=~":
 					alternatives := strings.Split(m.value, "|")
 					match = slices.Contains(alternatives, v)
-					if m.name == "alertname" {
+					if m.name == "alertname" && plainNames.MatchString(m.value) {
 						for _, a := range alternatives {
 							if _, ok := severity[a]; !ok {
 								t.Errorf("matcher %q names %s, which is not an alert of the pack", s, a)
 							}
 						}
+					} else if m.name == "alertname" {
+						// A pattern (DynamoDB.+): matched as Alertmanager
+						// does, anchored at both ends.
+						re, err := regexp.Compile("^(?:" + m.value + ")$")
+						if err != nil {
+							t.Fatalf("matcher %q: %v", s, err)
+						}
+						match = re.MatchString(v)
 					}
 				default:
 					t.Fatalf("matcher %q: only = and =~ on alertname and severity are checked", s)
@@ -218,5 +230,18 @@ func TestAlertmanagerInhibitionsUseTheAlertsLabels(t *testing.T) {
 	// The page for irreversible data loss is never silenced by another alert.
 	if src := inhibited["DynamoDBTTLDeletingLiveData"]; len(src) > 0 {
 		t.Errorf("DynamoDBTTLDeletingLiveData is inhibited by %v", src)
+	}
+	// An exporter down silences every warning and info alert of the pack,
+	// present and future: any of them may still evaluate on its last samples
+	// (a range window), and none is current.
+	for _, g := range Pack() {
+		for _, r := range g.Rules {
+			if r.Alert == "" || r.Severity == Critical {
+				continue
+			}
+			if !slices.Contains(inhibited[r.Alert], "DynamoDBExporterDown") {
+				t.Errorf("%s (%s) is not inhibited by DynamoDBExporterDown (inhibited by %v)", r.Alert, r.Severity, inhibited[r.Alert])
+			}
+		}
 	}
 }

@@ -377,7 +377,9 @@ func (p *labelParser) primary() (labelSet, error) {
 		if !ok {
 			return labelSet{}, fmt.Errorf("%s is neither catalogued nor recorded earlier", t.text)
 		}
-		return vec(append(slices.Clone(f.Labels), extra...)...), nil
+		// Prometheus adds the scrape target's job and instance to every
+		// series it scrapes from the exporter.
+		return vec(append(append(slices.Clone(f.Labels), extra...), targetLabels...)...), nil
 	}
 	return labelSet{}, fmt.Errorf("unexpected %q", t.text)
 }
@@ -426,21 +428,21 @@ func alertLabels(t *testing.T) map[string][]string {
 // labels Prometheus's documentation states.
 func TestAlertLabelInference(t *testing.T) {
 	for _, tc := range []struct{ expr, want string }{
-		{`dynamodb_table_info > 0`, "account billing_mode region status table table_class"},
+		{`dynamodb_table_info > 0`, "account billing_mode instance job region status table table_class"},
 		{`sum by (account, table) (rate(dynamodb_throttle_events_total[5m])) > 1`, "account table"},
 		{`dynamodb_items / on (account, region, table) dynamodb_size_bytes`, "account region table"},
 		{`dynamodb_items > on (account, region, table) dynamodb_size_bytes`, "account region table"},
-		{`dynamodb_items / ignoring (index) dynamodb_size_bytes`, "account region table"},
-		{`dynamodb_items * on (account, region, table) group_left (billing_mode) dynamodb_table_info`, "account billing_mode index region table"},
-		{`dynamodb_table_info * on (account, region, table) group_right dynamodb_items`, "account index region table"},
-		{`dynamodb_items and on (table) dynamodb_table_info`, "account index region table"},
-		{`dynamodb_user_errors_total or dynamodb_exporter_tables`, "account region"},
-		{`dynamodb_ttl_deleted_items_total or dynamodb_user_errors_total`, "account region table"},
-		{`label_replace(dynamodb_user_errors_total, "dimension", "read", "", "")`, "account dimension region"},
-		{`(time() - dynamodb_ttl_last_sample_timestamp_seconds) > 3600`, "account region table"},
+		{`dynamodb_items / ignoring (index) dynamodb_size_bytes`, "account instance job region table"},
+		{`dynamodb_items * on (account, region, table) group_left (billing_mode) dynamodb_table_info`, "account billing_mode index instance job region table"},
+		{`dynamodb_table_info * on (account, region, table) group_right dynamodb_items`, "account index instance job region table"},
+		{`dynamodb_items and on (table) dynamodb_table_info`, "account index instance job region table"},
+		{`dynamodb_user_errors_total or dynamodb_exporter_tables`, "account instance job region"},
+		{`dynamodb_ttl_deleted_items_total or dynamodb_user_errors_total`, "account instance job region table"},
+		{`label_replace(dynamodb_user_errors_total, "dimension", "read", "", "")`, "account dimension instance job region"},
+		{`(time() - dynamodb_ttl_last_sample_timestamp_seconds) > 3600`, "account instance job region table"},
 		{`sum(dynamodb_items)`, ""},
-		{`sum without (index) (dynamodb_items)`, "account region table"},
-		{`rate(dynamodb_ttl_live_item_remaining_lifetime_seconds_bucket[1h])`, "account le region table"},
+		{`sum without (index) (dynamodb_items)`, "account instance job region table"},
+		{`rate(dynamodb_ttl_live_item_remaining_lifetime_seconds_bucket[1h])`, "account instance job le region table"},
 	} {
 		toks, err := tokenize(tc.expr)
 		if err != nil {

@@ -1,5 +1,11 @@
 package alerts
 
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
 // Parameters shared by several rules; a value under `params:` in the pack
 // configuration sets them for every rule at once.
 var (
@@ -19,13 +25,53 @@ var (
 // concern (capacity, cost and mode, TTL, exporter health). Each alert maps to
 // a failure mode of the domain brief and has a runbook in docs/runbooks.
 func Pack() []Group {
-	return []Group{
+	groups := []Group{
 		{Name: "dynamodb-records", File: "records.rules.yml", Rules: records()},
 		{Name: "dynamodb-capacity", File: "capacity.rules.yml", Rules: capacityAlerts()},
 		{Name: "dynamodb-cost-and-mode", File: "cost.rules.yml", Rules: costAlerts()},
 		{Name: "dynamodb-ttl", File: "ttl.rules.yml", Rules: ttlAlerts()},
 		{Name: "dynamodb-exporter", File: "exporter.rules.yml", Rules: exporterAlerts()},
 	}
+	for _, g := range groups {
+		for i := range g.Rules {
+			g.Rules[i].Expr = perExporter(g.Rules[i].Expr)
+		}
+	}
+	return groups
+}
+
+// targetLabels are the labels Prometheus gives every series it scrapes
+// (job and instance of the scrape target): they name the exporter that
+// reported a figure.
+var targetLabels = []string{"job", "instance"}
+
+// groupingList matches a non-empty `by (...)` or `on (...)` label list.
+var groupingList = regexp.MustCompile(`\b(by|on)(\s*)\(([^()]*[^()\s][^()]*)\)`)
+
+// perExporter adds the scrape target's labels (targetLabels) to every
+// non-empty by (...) and on (...) list of an expression, so that every
+// recorded series and every alert keeps the job and instance of the exporter
+// that reported it. Two exporters that read the same tables (an HA pair)
+// then raise one alert each, with each its own figure, instead of a sum of
+// both (throttles counted twice) or a many-to-many error on a one-to-one
+// join; and Alertmanager can silence the alerts of one exporter when its
+// target is down (DynamoDBExporterDown) without silencing its twin's.
+// without (...) and ignoring (...) lists keep them already; group_left and
+// group_right lists are not grouping lists; an empty list is left as it is.
+func perExporter(expr string) string {
+	return groupingList.ReplaceAllStringFunc(expr, func(m string) string {
+		sub := groupingList.FindStringSubmatch(m)
+		var names []string
+		for _, n := range strings.Split(sub[3], ",") {
+			names = append(names, strings.TrimSpace(n))
+		}
+		for _, l := range targetLabels {
+			if !slices.Contains(names, l) {
+				names = append(names, l)
+			}
+		}
+		return sub[1] + sub[2] + "(" + strings.Join(names, ", ") + ")"
+	})
 }
 
 // records are the recording rules the alerts and dashboards share: rates of
