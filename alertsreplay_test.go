@@ -160,6 +160,11 @@ var replayCases = []replayCase{
 		{"DynamoDBReadWriteRatioDrift", "metrics-ratio", 0}}},
 	{Scenario: variants + "var-hot-key-latency.yaml", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBLatencyAboveBaseline", "carts-hotkey-latency", 2 * time.Hour}}},
+	// Ten TTL tables of 8 KB items want more than the sampler's default
+	// hourly read budget: from +35m the last tables of each round are
+	// skipped, every hour.
+	{Scenario: variants + "var-ttl-budget.yaml", Duration: 4 * time.Hour, Expect: []expected{
+		{"DynamoDBExporterTTLSamplerOutOfBudget", "demo/us-east-1", 0}}},
 }
 
 // TestAlertPackReplays replays every built-in scenario and the quiet and
