@@ -237,6 +237,8 @@ func TestConfigErrorsNameKeyAndLine(t *testing.T) {
 		{"alerts:\n  DynamoDBHotPartition:\n    params:\n      min_throttles_per_second: lots\n", `params.min_throttles_per_second (line 4): parameter min_throttles_per_second: "lots" is not a number`},
 		{"params:\n  rate_window: soon\n", `params.rate_window (line 2): parameter rate_window: invalid duration "soon"`},
 		{"params:\n  no_such: 1\n", `params.no_such (line 2): unknown parameter "no_such"`},
+		{"params:\n  exporter_job_matchers: dynamodb\n", `params.exporter_job_matchers (line 2): parameter exporter_job_matchers: "dynamodb" is not a label matcher`},
+		{"alerts:\n  DynamoDBExporterDown:\n    params:\n      exporter_job_matchers: ''\n", `params.exporter_job_matchers (line 4): parameter exporter_job_matchers: give at least one label matcher`},
 		{"selector: '{job=\"x\"}'\n", `selector (line 1): give the matchers without braces`},
 		{"selector: job=x\n", `selector (line 1): "job=x" is not a label matcher`},
 		{"runbook: x\n", `runbook (line 1): unknown key "runbook"`},
