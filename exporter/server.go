@@ -42,7 +42,10 @@ func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger
 // Serve serves h on l until ctx ends, with the TLS and basic-auth settings of
 // the exporter-toolkit web configuration file when one is given.
 func Serve(ctx context.Context, l net.Listener, h http.Handler, webConfigFile string, logger *slog.Logger) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// The server's own errors (a failed TLS handshake, a scanner's
+	// garbage) go to the exporter's logger, in its format, not to stderr.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	systemd := false
 	flags := &web.FlagConfig{
 		WebListenAddresses: &[]string{l.Addr().String()},

@@ -6,6 +6,7 @@ package preflight
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -17,6 +18,7 @@ import (
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
@@ -61,6 +63,26 @@ type Result struct {
 // OK reports whether nothing was missing or failed.
 func (r Result) OK() bool { return len(r.Missing) == 0 && len(r.Failed) == 0 }
 
+// skipped is a probe that could not try its action; reason says why.
+type skipped struct{ reason string }
+
+func (s skipped) Error() string { return s.reason }
+
+// noTable skips a probe that needs a table when none was discovered.
+var noTable = skipped{"no table discovered to try it on"}
+
+// refusedCredentials returns the STS action ("sts:AssumeRole") whose refusal
+// err carries, or "": the SDK wraps the failure to assume the configured
+// role in the error of the call that needed the credentials.
+func refusedCredentials(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if oe, ok := e.(*smithy.OperationError); ok && oe.Service() == "STS" && awsclient.IsAccessDenied(oe.Err) {
+			return "sts:" + oe.Operation()
+		}
+	}
+	return ""
+}
+
 type probe struct {
 	action string
 	// needed reports whether the configuration uses the action (nil: always).
@@ -75,24 +97,28 @@ var probes = []probe{
 	}},
 	{"dynamodb:DescribeTable", nil, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
-			return nil
+			return noTable
 		}
 		_, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		return err
 	}},
 	{"dynamodb:DescribeTimeToLive", nil, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
-			return nil
+			return noTable
 		}
 		_, err := t.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 		return err
 	}},
 	{"dynamodb:ListTagsOfResource", func(c *config.Config) bool { return c.Tables.NeedsTags() }, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
-			return nil
+			return noTable
 		}
+		// The table's ARN comes from DescribeTable.
 		d, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		if err != nil {
+			if awsclient.IsAccessDenied(err) && refusedCredentials(err) == "" {
+				return skipped{"needs dynamodb:DescribeTable to find the table's ARN"}
+			}
 			return err
 		}
 		_, err = t.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: d.Table.TableArn})
@@ -101,7 +127,7 @@ var probes = []probe{
 	// The TTL sampler's read: one item, counted, never returned.
 	{"dynamodb:Scan", func(c *config.Config) bool { return c.Collectors.TTL.On() }, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
-			return nil
+			return noTable
 		}
 		_, err := t.DynamoDB.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), Limit: aws.Int32(1), Select: ddbtypes.SelectCount})
 		return err
@@ -149,14 +175,23 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 		if names := app.Inventory.Names(t.Key()); len(names) > 0 {
 			first = names[0]
 		}
+		credentialsRefused := false
 		for _, p := range probes {
 			if p.needed != nil && !p.needed(app.Config) {
 				continue
 			}
 			err := p.call(ctx, t, first)
+			var skip skipped
 			switch {
 			case err == nil:
 				fmt.Fprintf(w, "  ok       %s\n", p.action)
+			case errors.As(err, &skip):
+				fmt.Fprintf(w, "  skipped  %s (%s)\n", p.action, skip.reason)
+			case refusedCredentials(err) != "":
+				action := refusedCredentials(err)
+				fmt.Fprintf(w, "  MISSING  %s (the base credentials may not assume the account's role_arn: allow them %s on the role, and trust them in the role's trust policy)\n", action, action)
+				res.Missing = append(res.Missing, t.Key()+": "+action)
+				credentialsRefused = true
 			case awsclient.IsAccessDenied(err):
 				fmt.Fprintf(w, "  MISSING  %s (IAM permission refused: add it to the exporter's policy, see iam-policy.json)\n", p.action)
 				res.Missing = append(res.Missing, t.Key()+": "+p.action)
@@ -164,6 +199,13 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 				fmt.Fprintf(w, "  FAILED   %s: %s\n", p.action, awsclient.ErrorCode(err))
 				res.Failed = append(res.Failed, fmt.Sprintf("%s: %s: %v", t.Key(), p.action, err))
 			}
+			if credentialsRefused {
+				break
+			}
+		}
+		if credentialsRefused {
+			fmt.Fprintln(w, "  no other permission can be checked without the role's credentials")
+			continue
 		}
 		tables := app.Inventory.Tables(t.Key())
 		indexes := 0

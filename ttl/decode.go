@@ -45,7 +45,8 @@ type Decoded struct {
 	// Seconds is the instant TTL resolves the value to (the value read as
 	// epoch seconds, rounded down to the nanosecond). SecondsOK is false
 	// when the instant is beyond what time.Time can hold (about ±1.4e11
-	// years); the value is then FarFuture or TooOld.
+	// years, beyond ±2^62 s); the value is then FarFuture, TooOld, or
+	// Nanoseconds above about 4.6e18 (InLikelyUnit still holds its date).
 	Seconds   time.Time
 	SecondsOK bool
 	// LikelyUnit is the unit the magnitude suggests: UnitMilliseconds,

@@ -9,6 +9,7 @@ package yamlstrict
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -130,6 +131,11 @@ func (d *Decoder) walk(n *yaml.Node, v reflect.Value, path string) error {
 		var f float64
 		if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil {
 			return fmt.Errorf("%s (line %d): expected a number, got %q", where(path), n.Line, n.Value)
+		}
+		// YAML reads .nan and .inf as numbers; no setting means either, and
+		// NaN slips through every range check.
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%s (line %d): expected a finite number, got %q", where(path), n.Line, n.Value)
 		}
 		v.SetFloat(f)
 		return nil

@@ -35,6 +35,8 @@ func TestDecodeErrorsNamePathAndLine(t *testing.T) {
 		{"name: a\nbogus: 1\n", `bogus (line 2): unknown key "bogus"; known keys here: inner, list, map, name, upper`},
 		{"inner:\n  n: 1.5\n", `inner.n (line 2): expected a whole number, got "1.5"`},
 		{"list:\n- n: 1\n- f: x\n", `list[1].f (line 3): expected a number, got "x"`},
+		{"inner:\n  f: .nan\n", `inner.f (line 2): expected a finite number, got ".nan"`},
+		{"inner:\n  f: -.Inf\n", `inner.f (line 2): expected a finite number, got "-.Inf"`},
 		{"map:\n  a: 1\n  a: 2\n", `map.a (line 3): key given twice`},
 		{"name: a\nname: b\n", `name (line 2): key given twice`},
 		{"upper: !x [1]\n", `upper (line 1): expected a string`},

@@ -50,7 +50,7 @@ func encodeResponse(s *Server, c *call, out any, err error) response {
 
 // encodeError encodes e in the protocol of c.
 func encodeError(c *call, e *apiError) response {
-	w := wireError(c.service, e.kind)
+	w := wireError(c.service, c.proto, e.kind)
 	switch c.proto {
 	case protoJSON10, protoJSON11:
 		msgKey := "message"

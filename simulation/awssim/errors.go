@@ -65,8 +65,8 @@ const (
 )
 
 // wireError maps kind to the error code, query code and HTTP status that
-// service answers with.
-func wireError(service string, kind ErrorKind) wireErr {
+// service answers with; proto is the request's protocol.
+func wireError(service string, proto protocol, kind ErrorKind) wireErr {
 	switch service {
 	case ServiceDynamoDB:
 		return dynamoWireError(kind)
@@ -74,8 +74,21 @@ func wireError(service string, kind ErrorKind) wireErr {
 		return cloudWatchWireError(kind)
 	case ServiceAutoScaling:
 		return autoScalingWireError(kind)
+	case ServiceSTS:
+		return stsWireError(kind)
 	}
-	return stsWireError(kind)
+	return unknownWireError(proto, kind)
+}
+
+// unknownWireError answers a request no simulated service recognises: as
+// the query services (STS's codes) for a form, else as DynamoDB (a
+// com.amazon.coral.service#UnknownOperationException, never an empty
+// __type the SDK would report as no code at all).
+func unknownWireError(proto protocol, kind ErrorKind) wireErr {
+	if proto == protoQuery {
+		return stsWireError(kind)
+	}
+	return dynamoWireError(kind)
 }
 
 func dynamoWireError(kind ErrorKind) wireErr {

@@ -26,6 +26,9 @@ const (
 	ServiceSTS         = "sts"
 )
 
+// serviceUnknown records a request that matches no simulated service.
+const serviceUnknown = "unknown"
+
 // maxBodyBytes bounds a request body; AWS rejects far smaller bodies already.
 const maxBodyBytes = 16 << 20
 
@@ -169,8 +172,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &call{srv: s, r: r, body: body}
 	c.rec.Time = s.now()
 	if !s.classify(c) {
+		// Answered in the shape the request was sent in: the query
+		// protocol's XML for a form (an unparsable one, or an unknown API
+		// version), else AWS JSON 1.0, as DynamoDB answers an unknown target.
 		c.proto = protoJSON10
-		c.service = "unknown"
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+			c.proto = protoQuery
+		}
+		c.service = serviceUnknown
 		s.finish(w, c, nil, apiErr(ErrUnknownOperation, "awssim: request does not match any simulated service protocol"))
 		return
 	}
