@@ -143,6 +143,8 @@ var replayCases = []replayCase{
 	{Scenario: variants + "quiet-small-table.yaml", Duration: 24 * time.Hour},
 	{Scenario: variants + "quiet-ttl-normal.yaml", Duration: 24 * time.Hour},
 	{Scenario: variants + "quiet-on-demand-spiky.yaml", Duration: 24 * time.Hour},
+	// Saturday 00:00: the weekend's mix differs from the week's, as every week.
+	{Scenario: variants + "quiet-weekly-mix.yaml", Start: "2026-11-21T00:00:00Z", Duration: 48 * time.Hour},
 
 	// Failure scenarios with other sizes, timings and ratios.
 	{Scenario: variants + "var-spike-20x.yaml", Duration: 7 * time.Hour, Expect: []expected{
@@ -152,7 +154,7 @@ var replayCases = []replayCase{
 		{"DynamoDBProvisionedThroughputThrottling", "invoices-spike5", 7 * time.Hour}}},
 	{Scenario: variants + "var-retention-collapse-late.yaml", Duration: 12 * time.Hour, Expect: []expected{
 		{"DynamoDBTTLDeletingLiveData", "events-ttl-collapse", 8 * time.Hour}}},
-	{Scenario: variants + "var-churn-daily.yaml", Duration: 24 * time.Hour, Expect: []expected{
+	{Scenario: variants + "var-churn-daily.yaml", Duration: 30 * time.Hour, Expect: []expected{
 		{"DynamoDBBillingModeChurn", "batch-nightly", 22 * time.Hour}}},
 	{Scenario: variants + "var-ttl-not-deleting.yaml", Duration: 6 * time.Hour, Expect: []expected{
 		{"DynamoDBTTLNotDeleting", "tokens-ttl-stuck", 0}}},

@@ -12,13 +12,15 @@ var (
 	rateWindow = Param{Name: "rate_window", Kind: Duration, Default: "10m",
 		Doc: "Window of the rates over the exporter's CloudWatch counters: at least two collection cycles plus CloudWatch's delay, and a multiple of the collection interval (the counters step once a cycle, and the rate counts the steps in the window), so that it holds at the 1m and 5m cadences."}
 	minMonthlySpend = Param{Name: "min_monthly_spend_dollars", Kind: Number, Default: "50",
-		Doc: "Tables whose throughput costs less than this per month (USD) raise no cost alert: not worth the effort."}
+		Doc: "The minimum spend (USD a month) a cost alert must be worth: the monthly saving it advises must reach it, so a table whose throughput costs less never raises one. The capacity collector's collectors.capacity.min_monthly_saving has the same default."}
 	latencyFactor = Param{Name: "latency_factor", Kind: Number, Default: "3",
 		Doc: "How many times its own baseline (median) the p99 latency must be to show a hot partition."}
 	minLatency = Param{Name: "min_latency_seconds", Kind: Number, Default: "0.02",
 		Doc: "p99 latency under which nothing counts as a hot partition, whatever the baseline."}
 	minThrottles = Param{Name: "min_throttles_per_second", Kind: Number, Default: "0.1",
 		Doc: "Throttle events per second (averaged over rate_window) below which a table is not considered throttled."}
+	latencyBaselineWindow = Param{Name: "latency_baseline_window", Kind: Duration, Default: "1d",
+		Doc: "Window of the p99 latency baseline (its median, so that recurring episodes do not raise it)."}
 )
 
 // Pack returns the alert pack: recording rules and one group of alerts per
@@ -201,9 +203,7 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 		{
 			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "15m",
 			Params: []Param{
-				latencyFactor, minLatency,
-				{Name: "latency_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the p99 latency baseline (its median, so that recurring episodes do not raise it)."},
-			},
+				latencyFactor, minLatency, latencyBaselineWindow},
 			Expr: `dynamodb_successful_request_latency_p99_seconds[[sel]]
   > [[.P.latency_factor]] * quantile_over_time(0.5, dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
 and
@@ -237,36 +237,54 @@ label_replace(
 
 func costAlerts() []Rule {
 	return []Rule{
+		// A hot key as the capacity alerts see one, per table: key-range
+		// throttles above DynamoDBHotPartition's threshold held for its for
+		// (10m), or the p99 latency of an operation above
+		// DynamoDBLatencyAboveBaseline's baseline held for its for (15m).
+		// The cost advice looks for it over the last day; recorded every
+		// evaluation, so that the alert reads a day of it without a
+		// subquery.
+		{Record: "dynamodb:hot_key_signals:count", Params: []Param{minThrottles, latencyFactor, minLatency, latencyBaselineWindow},
+			Expr: `count by (account, region, table) (
+  min_over_time(dynamodb:throttle_events_by_cause:rate{cause="key_range_throughput"}[10m]) > [[.P.min_throttles_per_second]]
+  or
+  (
+    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][15m])
+      > [[.P.latency_factor]] * quantile_over_time(0.5, dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
+    and
+    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][15m]) > [[.P.min_latency_seconds]]
+  )
+)`},
 		{
 			Alert: "DynamoDBOnDemandSustainedWorkload", Severity: Info, For: "6h",
-			Params: []Param{minMonthlySpend, latencyFactor, minLatency,
-				{Name: "min_saving_dollars", Kind: Number, Default: "20", Doc: "Monthly saving (USD) under which switching is not worth it."},
+			Params: []Param{minMonthlySpend,
+				{Name: "min_request_units_per_second", Kind: Number, Default: "100", Doc: "Baseline traffic (read plus write units per second of the table and its GSIs, median of hourly rates over 4 weeks, or 1 week for a younger table) under which managing provisioned capacity is not worth the effort; the capacity collector's collectors.capacity.min_request_rate has the same default."},
+				{Name: "min_time_on_demand", Kind: Duration, Default: "7d", Doc: "How long a table must have stayed on demand since its last switch to on-demand before it gets cost advice: a mode decision needs a week of history, and a table that switches back and forth gets DynamoDBBillingModeChurn instead of advice that alternates with each switch."},
 			},
-			Expr: `dynamodb_capacity_monthly_switch_saving_dollars[[sel "window=\"30d\""]] > [[.P.min_saving_dollars]]
+			// The saving is the mode-independent one (on-demand minus
+			// provisioned, whatever the current mode). A table that switched
+			// to on-demand less than min_time_on_demand ago gets no advice:
+			// on a churning table the advice would come and go with each
+			// switch, and DynamoDBBillingModeChurn speaks for it. A table
+			// that never switched has no switch timestamp and is settled.
+			// A table with a hot key within the last day gets no advice.
+			Expr: `dynamodb_capacity_monthly_provisioned_saving_dollars[[sel "window=\"30d\""]] >= [[.P.min_monthly_spend_dollars]]
 and on (account, region, table)
 dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]
-and on (account, region, table)
-(
-  dynamodb_capacity_cost_dollars[[sel "window=\"30d\"" "mode=\"on_demand\""]]
-    * 2628000 / ignoring (mode) dynamodb_capacity_cost_trace_seconds[[sel "window=\"30d\""]]
-) > [[.P.min_monthly_spend_dollars]]
 unless on (account, region, table)
-(
-  sum by (account, region, table) (
-    increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"key_range_throughput\""]][1d])
-  ) > 0
-  or
-  max by (account, region, table) (
-    max_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][1d])
-      > [[.P.latency_factor]] * quantile_over_time(0.1, dynamodb_successful_request_latency_p99_seconds[[sel]][1d])
-    and
-    max_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][1d]) > [[.P.min_latency_seconds]]
-  )
-)`,
+(time() - dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]]) < [[seconds .P.min_time_on_demand]]
+and on (account, region, table)
+sum by (account, region, table) (
+  dynamodb_capacity_baseline_consumed_units[[sel "window=\"4w\""]]
+  or ignoring (window)
+  dynamodb_capacity_baseline_consumed_units[[sel "window=\"1w\""]]
+) >= [[.P.min_request_units_per_second]]
+unless on (account, region, table)
+max_over_time(dynamodb:hot_key_signals:count[1d])`,
 			Summary: "An on-demand DynamoDB table carries a sustained workload that provisioned capacity would serve for less.",
-			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) is on demand; over the last 30 days of its consumption, ` +
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) has been on demand for at least a week; over the last 30 days of its consumption, ` +
 				`provisioned capacity with target-tracking auto-scaling would save {{ $value | humanize }} USD a month. ` +
-				`Tables with key-range throttles, or whose p99 latency rose several times above its quiet level (10th percentile) within the last day, are left out: the mode does not fix a hot key.`,
+				`Tables with a hot key within the last day (key-range throttles, or a p99 latency several times its median, as DynamoDBHotPartition and DynamoDBLatencyAboveBaseline see them) are left out: the mode does not fix a hot key.`,
 		},
 		{
 			Alert: "DynamoDBBillingModeChurn", Severity: Warning,
@@ -296,16 +314,24 @@ and on (account, region, table, index)
 and on (account, region, table)
 dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]`,
 			Summary: "A surge on an on-demand DynamoDB table became its baseline and the mode was not reviewed.",
+			// The peak's date lets a reviewer silence this surge until it
+			// leaves the capacity collector's history (the runbook says how).
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) still holds {{ $value | humanizePercentage }} of its surge-week baseline (4-week median) ` +
-				`weeks after the surge: the shift is permanent, and the on-demand mode chosen for a spike now burns money. Review the mode.`,
+				`weeks after the surge (peak hour starting {{ with printf "dynamodb_capacity_surge_peak_timestamp_seconds{account=%q, region=%q, table=%q, index=\"\"}" $labels.account $labels.region $labels.table | query }}{{ . | first | value | humanizeTimestamp }}{{ end }}): ` +
+				`the shift is permanent, and the on-demand mode chosen for a spike now burns money. Review the mode; once reviewed, silence it as the runbook says.`,
 		},
 		{
 			Alert: "DynamoDBReadWriteRatioDrift", Severity: Info, For: "6h",
 			Params: []Param{
-				{Name: "max_drift", Kind: Number, Default: "0.3", Doc: "Drift of the 1-day read/write ratio from its 7-day value beyond which capacity is reviewed."},
+				{Name: "max_drift", Kind: Number, Default: "0.3", Doc: "Drift of the 1-day read/write ratio from its 7-day value, and from the same day a week earlier, beyond which capacity is reviewed."},
 				{Name: "min_units_per_second", Kind: Number, Default: "1", Doc: "Consumed read plus write units per second under which ratios are noise."},
 			},
+			// A weekly cycle (a weekend with another mix) moves the 1-day
+			// ratio away from the 7-day one every weekend, but not away from
+			// the same day a week earlier: both must have drifted.
 			Expr: `abs(dynamodb_capacity_read_write_drift_ratio[[sel]]) > [[.P.max_drift]]
+and on (account, region, table, index)
+abs(dynamodb_capacity_read_write_weekly_drift_ratio[[sel]]) > [[.P.max_drift]]
 and on (account, region, table, index)
 (
   dynamodb:consumed_read_capacity_units:rate
@@ -313,7 +339,7 @@ and on (account, region, table, index)
 ) > [[.P.min_units_per_second]]`,
 			Summary: "The read/write ratio of a DynamoDB table drifted from its 7-day value.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}): ` +
-				`the 1-day read/write ratio is {{ $value | humanizePercentage }} away from its rolling 7-day value: a new report, push or query changed the workload. Review the capacity mode.`,
+				`the 1-day read/write ratio is {{ $value | humanizePercentage }} away from its rolling 7-day value, and away from the same day a week earlier too (not a weekly cycle): a new report, push or query changed the workload. Review the capacity mode.`,
 		},
 	}
 }

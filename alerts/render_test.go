@@ -219,7 +219,7 @@ alerts:
 	if _, ok := rules["DynamoDBReadWriteRatioDrift"]; ok {
 		t.Error("a disabled alert was rendered")
 	}
-	if od := rules["DynamoDBOnDemandSustainedWorkload"]; !strings.Contains(od.Expr, "> 500") {
+	if od := rules["DynamoDBOnDemandSustainedWorkload"]; !strings.Contains(od.Expr, ">= 500") {
 		t.Errorf("shared parameter not applied:\n%s", od.Expr)
 	}
 	if tbl := rules["DynamoDBProvisionedThroughputThrottling"]; !strings.Contains(tbl.Expr, `dynamodb_table_info{job="dynamodb", billing_mode="PROVISIONED"}`) {

@@ -11,22 +11,23 @@ const (
 
 // Names of the derived families.
 const (
-	CapacityReadWriteRatio      = "dynamodb_capacity_read_write_ratio"
-	CapacityReadWriteDrift      = "dynamodb_capacity_read_write_drift_ratio"
-	CapacityPeakToAverage       = "dynamodb_capacity_peak_to_average_ratio"
-	CapacityBaselineUnits       = "dynamodb_capacity_baseline_consumed_units"
-	CapacitySurgeRetention      = "dynamodb_capacity_surge_retention_ratio"
-	CapacitySurgePeakTimestamp  = "dynamodb_capacity_surge_peak_timestamp_seconds"
-	CapacityCostDollars         = "dynamodb_capacity_cost_dollars"
-	CapacityMonthlySwitchSaving = "dynamodb_capacity_monthly_switch_saving_dollars"
-	CapacityProvisionedSaving   = "dynamodb_capacity_monthly_provisioned_saving_dollars"
-	CapacitySimulatedThrottled  = "dynamodb_capacity_simulated_throttled_units"
-	CapacityTraceSeconds        = "dynamodb_capacity_cost_trace_seconds"
-	CapacityRecommendationInfo  = "dynamodb_capacity_recommendation_info"
-	capacityHistorySource       = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
-	capacityCostSource          = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
-	derivedNote                 = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
-	costNote                    = " Throughput only: storage, backups, streams and data transfer are out of scope."
+	CapacityReadWriteRatio       = "dynamodb_capacity_read_write_ratio"
+	CapacityReadWriteDrift       = "dynamodb_capacity_read_write_drift_ratio"
+	CapacityReadWriteWeeklyDrift = "dynamodb_capacity_read_write_weekly_drift_ratio"
+	CapacityPeakToAverage        = "dynamodb_capacity_peak_to_average_ratio"
+	CapacityBaselineUnits        = "dynamodb_capacity_baseline_consumed_units"
+	CapacitySurgeRetention       = "dynamodb_capacity_surge_retention_ratio"
+	CapacitySurgePeakTimestamp   = "dynamodb_capacity_surge_peak_timestamp_seconds"
+	CapacityCostDollars          = "dynamodb_capacity_cost_dollars"
+	CapacityMonthlySwitchSaving  = "dynamodb_capacity_monthly_switch_saving_dollars"
+	CapacityProvisionedSaving    = "dynamodb_capacity_monthly_provisioned_saving_dollars"
+	CapacitySimulatedThrottled   = "dynamodb_capacity_simulated_throttled_units"
+	CapacityTraceSeconds         = "dynamodb_capacity_cost_trace_seconds"
+	CapacityRecommendationInfo   = "dynamodb_capacity_recommendation_info"
+	capacityHistorySource        = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
+	capacityCostSource           = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
+	derivedNote                  = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
+	costNote                     = " Throughput only: storage, backups, streams and data transfer are out of scope."
 )
 
 var (
@@ -43,6 +44,9 @@ var derivedFamilies = []Family{
 		derivedIndexWindowLabels, "ratio", capacityHistorySource},
 	{CapacityReadWriteDrift, Gauge,
 		"Drift of the read/write ratio: the 1-day ratio divided by the rolling 7-day ratio, minus 1; review the capacity mode beyond plus or minus 0.3." + derivedNote,
+		indexLabels, "ratio", capacityHistorySource},
+	{CapacityReadWriteWeeklyDrift, Gauge,
+		"Drift of the read/write ratio from the same day a week earlier: the 1-day ratio divided by the 1-day ratio of the day that ended 7 days ago, minus 1; a weekly cycle (a weekend with another read/write mix) keeps it near 0 while the 1-day against 7-day drift swings every weekend; absent with less than 8 days of history." + derivedNote,
 		indexLabels, "ratio", capacityHistorySource},
 	{CapacityPeakToAverage, Gauge,
 		"Peak-to-average ratio of consumed capacity over the window (7d), by dimension (read or write): the collectors.capacity.peak_percentile (default 99th) percentile of 1-minute rates divided by their mean." + derivedNote,

@@ -371,6 +371,7 @@ func (st *capacityState) metrics() []prometheus.Metric {
 			add(catalogue.CapacityReadWriteRatio, f.Ratio1d, with("1d")...)
 			add(catalogue.CapacityReadWriteRatio, f.Ratio7d, with("7d")...)
 			add(catalogue.CapacityReadWriteDrift, f.Drift, base...)
+			add(catalogue.CapacityReadWriteWeeklyDrift, f.WeeklyDrift, base...)
 			for d, v := range f.PeakToAverage {
 				add(catalogue.CapacityPeakToAverage, v, with(dimensionLabels[d], "7d")...)
 			}

@@ -28,6 +28,12 @@ type TrafficFigures struct {
 	Ratio1d, Ratio7d float64
 	// Drift is Ratio1d ÷ Ratio7d − 1; review capacity at |Drift| ≥ 0.3.
 	Drift float64
+	// Ratio1dWeekAgo is the 1-day ratio of the same day a week earlier (the
+	// day ending 7 days before the history's end); WeeklyDrift is Ratio1d ÷
+	// Ratio1dWeekAgo − 1. A weekly cycle (a weekend with another mix) moves
+	// Drift every weekend but keeps WeeklyDrift near 0; a new workload moves
+	// both.
+	Ratio1dWeekAgo, WeeklyDrift float64
 	// PeakToAverage is, for reads and writes, the PeakPercentile of the
 	// 1-minute rates over 7 days divided by their mean.
 	PeakToAverage [2]float64
@@ -63,11 +69,18 @@ type figureInput struct {
 }
 
 func deriveTraffic(index string, in figureInput) TrafficFigures {
-	f := TrafficFigures{Index: index, Drift: math.NaN(), Baseline1w: math.NaN(), Baseline4w: math.NaN()}
+	f := TrafficFigures{Index: index, Drift: math.NaN(), WeeklyDrift: math.NaN(), Baseline1w: math.NaN(), Baseline4w: math.NaN()}
 	f.Ratio1d = ratio(in.read.sum(in.end.Add(-day), in.end), in.write.sum(in.end.Add(-day), in.end))
 	f.Ratio7d = ratio(in.read.sum(in.end.Add(-week), in.end), in.write.sum(in.end.Add(-week), in.end))
 	if !math.IsNaN(f.Ratio1d) && f.Ratio7d > 0 {
 		f.Drift = f.Ratio1d/f.Ratio7d - 1
+	}
+	f.Ratio1dWeekAgo = math.NaN()
+	if weekAgo := in.end.Add(-week); !weekAgo.Add(-day).Before(in.dataStart) {
+		f.Ratio1dWeekAgo = ratio(in.read.sum(weekAgo.Add(-day), weekAgo), in.write.sum(weekAgo.Add(-day), weekAgo))
+	}
+	if !math.IsNaN(f.Ratio1d) && f.Ratio1dWeekAgo > 0 {
+		f.WeeklyDrift = f.Ratio1d/f.Ratio1dWeekAgo - 1
 	}
 	from := in.end.Add(-week)
 	if in.dataStart.After(from) {

@@ -217,6 +217,9 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 		{catalogue.CapacityReadWriteDrift, idx("mix", ""), 3/(11.0/7) - 1},
 		{catalogue.CapacityReadWriteRatio, idx("mix", "by-user", "window", "7d"), 2},
 		{catalogue.CapacityReadWriteDrift, idx("mix", "by-user"), 0},
+		// The same day a week earlier had the old mix (ratio 1).
+		{catalogue.CapacityReadWriteWeeklyDrift, idx("mix", ""), 2},
+		{catalogue.CapacityReadWriteWeeklyDrift, idx("mix", "by-user"), 0},
 		{catalogue.CapacityPeakToAverage, idx("flat", "", "dimension", "read", "window", "7d"), 1},
 		// 30 minutes a day at 60,000 (2.08% > 1%), the rest at 600.
 		{catalogue.CapacityPeakToAverage, idx("spiky", "", "dimension", "read", "window", "7d"), 60000 / ((30*60000 + 1410*600) / 1440.0)},
@@ -242,6 +245,7 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 		{catalogue.CapacityReadWriteRatio, idx("surge-permanent", "", "window", "1d")},          // no writes
 		{catalogue.CapacityPeakToAverage, idx("surge-permanent", "", "dimension", "write")},     // no writes
 		{catalogue.CapacityReadWriteDrift, idx("surge-temporary", "")},                          // no writes
+		{catalogue.CapacityReadWriteWeeklyDrift, idx("surge-temporary", "")},                    // no writes
 		{catalogue.CapacityBaselineUnits, idx("surge-temporary", "by-user", "window", "surge")}, // no such index
 	} {
 		if _, ok := value(t, body, absent.family, absent.labels); ok {
