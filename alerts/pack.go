@@ -317,13 +317,22 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) > 0`,
 		},
 		{
 			Alert: "DynamoDBTTLDeletionLagging", Severity: Warning, For: "6h",
-			Params: []Param{{Name: "max_deletion_lag", Kind: Duration, Default: "3d", Doc: "Age of the oldest expired item beyond which deletion is late."}},
+			Params: []Param{
+				{Name: "max_deletion_lag", Kind: Duration, Default: "3d", Doc: "Age of the oldest expired item beyond which deletion is late."},
+				{Name: "min_backlog_deletion_days", Kind: Number, Default: "2", Doc: "How many days of TTL deletions (at the last day's count) the proven expired backlog must hold: TTL deletes typically within 48 hours, so a larger backlog means deletion runs days behind, while a few stragglers on a table TTL keeps clean are not worth a ticket."},
+			},
+			// The oldest expired item alone would fire on one leftover
+			// straggler of a table TTL keeps clean: the backlog must also be
+			// material, more than the deletions of min_backlog_deletion_days.
 			Expr: `(time() - dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]]) > [[seconds .P.max_deletion_lag]]
 and on (account, region, table)
-increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
+increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0
+and on (account, region, table)
+dynamodb_ttl_expired_items_lower_bound[[sel]]
+  > on (account, region, table) [[.P.min_backlog_deletion_days]] * increase(dynamodb_ttl_deleted_items_total[[sel]][1d])`,
 			Summary: "DynamoDB's TTL deletes, but days behind expiry.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the oldest expired item seen by the sampler expired {{ $value | humanizeDuration }} ago ` +
-				`while TTL deletes: the backlog holds storage, GSI space and report counts.`,
+				`while TTL deletes, and the expired backlog it proved holds more than several days of deletions: the backlog holds storage, GSI space and report counts.`,
 		},
 		{
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
