@@ -360,8 +360,10 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 			// advances with the clock; once new items get r << R, the newest
 			// long-lived item is the last one written before the release, and
 			// the latest expiry stops while the table is still written and
-			// TTL keeps deleting. What else stops it, and is excluded: no
-			// writes (consumed write units zero); too few sampled items near
+			// TTL keeps deleting. What else stops it, and is excluded: a
+			// sampler gone stale (its last figures stay exported, flat: a
+			// sample within half the window is required); no writes
+			// (consumed write units zero); too few sampled items near
 			// the top for a gap to mean anything (a large table sampled
 			// thinly); an expiry rounded to a calendar boundary (every item
 			// of the day or month expiring at one time), where new items pile
@@ -407,8 +409,10 @@ or
   )
   and on (account, region, table)
   dynamodb:consumed_write_capacity_units:rate{index=""} > 0
+  and on (account, region, table)
+  (time() - dynamodb_ttl_last_sample_timestamp_seconds[[sel]]) < [[seconds .P.stall_window]] / 2
 )`,
-			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
+			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual, or new items expiring far sooner than the table's usual retention.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
 				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago) and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
 				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
