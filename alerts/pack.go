@@ -389,13 +389,22 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) > 0`,
 		},
 		{
 			Alert: "DynamoDBTTLDeletionLagging", Severity: Warning, For: "6h",
-			Params: []Param{{Name: "max_deletion_lag", Kind: Duration, Default: "3d", Doc: "Age of the oldest expired item beyond which deletion is late."}},
+			Params: []Param{
+				{Name: "max_deletion_lag", Kind: Duration, Default: "3d", Doc: "Age of the oldest expired item beyond which deletion is late."},
+				{Name: "min_backlog_deletion_days", Kind: Number, Default: "2", Doc: "How many days of TTL deletions (at the last day's count) the proven expired backlog must hold: TTL deletes typically within 48 hours, so a larger backlog means deletion runs days behind, while a few stragglers on a table TTL keeps clean are not worth a ticket."},
+			},
+			// The oldest expired item alone would fire on one leftover
+			// straggler of a table TTL keeps clean: the backlog must also be
+			// material, more than the deletions of min_backlog_deletion_days.
 			Expr: `(time() - dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]]) > [[seconds .P.max_deletion_lag]]
 and on (account, region, table)
-increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
+increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0
+and on (account, region, table)
+dynamodb_ttl_expired_items_lower_bound[[sel]]
+  > on (account, region, table) [[.P.min_backlog_deletion_days]] * increase(dynamodb_ttl_deleted_items_total[[sel]][1d])`,
 			Summary: "DynamoDB's TTL deletes, but days behind expiry.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the oldest expired item seen by the sampler expired {{ $value | humanizeDuration }} ago ` +
-				`while TTL deletes: the backlog holds storage, GSI space and report counts.`,
+				`while TTL deletes, and the expired backlog it proved holds more than several days of deletions: the backlog holds storage, GSI space and report counts.`,
 		},
 		{
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
@@ -404,11 +413,41 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0`,
 				{Name: "min_deletions_per_second", Kind: Number, Default: "0.005", Doc: "TTL deletions per second (last hour; 0.005 is 18 an hour) under which nothing fires: a small table's data matters too."},
 				{Name: "catch_up_min_backlog_age", Kind: Duration, Default: "1d", Doc: "A burst of deletions no larger than the expired backlog the sampler proved is a catch-up, not a retention bug, only when that backlog is older than this: a retention bug writes items already expired, and its young backlog must still page."},
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
+				{Name: "stall_window", Kind: Duration, Default: "6h", Doc: "Second branch: window over which the latest expiry among the sampled live items must advance by at least a quarter of the clock while the table is written and TTL deletes; a table whose longest-lived items are written with gaps longer than this (while shorter-lived ones keep coming) needs it longer."},
+				{Name: "min_stalled_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items a writer still writing at the table's usual retention would have put in the stall window (the live items sampled within a day of the latest expiry, scaled to the window), under which a stall is sampling noise, not evidence."},
 			},
-			// The baseline averages the recorded hourly rates that exist:
+			// First branch: deletions far above their own baseline. The
+			// baseline averages the recorded hourly rates that exist:
 			// rate() over the 7-day window would divide the deletions of a
 			// younger history by 7 days, and page on every table that deletes
 			// steadily during the first days after the exporter starts.
+			//
+			// Second branch, for a bug older than the deletion baseline (it
+			// began before the exporter) or one that only doubles deletions
+			// (a table in steady state, where the old items keep expiring at
+			// the write rate while the new short-lived ones add as much): the
+			// remaining lifetime of new items collapsing against the table's
+			// usual retention. Items written at a steady retention R spread
+			// their expiries over [now, now + R], and the latest expiry
+			// advances with the clock; once new items get r << R, the newest
+			// long-lived item is the last one written before the release, and
+			// the latest expiry stops while the table is still written and
+			// TTL keeps deleting. What else stops it, and is excluded: a
+			// sampler gone stale (its last figures stay exported, flat: a
+			// sample within half the window is required); no writes
+			// (consumed write units zero); too few sampled items near
+			// the top for a gap to mean anything (a large table sampled
+			// thinly); an expiry rounded to a calendar boundary (every item
+			// of the day or month expiring at one time), where new items pile
+			// into the last hour below the latest expiry instead of leaving a
+			// gap. A table holding two entity types (sessions of 30 minutes,
+			// orders of 30 days) keeps advancing with its orders.
+			//
+			// Such a rounded expiry also makes deletions burst from zero when
+			// its cohort expires (every night at 02:00, on the 1st), with a
+			// backlog younger than a day: the first branch does not fire on a
+			// table whose sampled live items have sat in cohorts (most of the
+			// last day's within an hour of the latest expiry) all day.
 			Expr: `dynamodb:ttl_deleted_items:rate1h
   > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
@@ -419,11 +458,37 @@ unless on (account, region, table)
     <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
   and on (account, region, table)
   (time() - min_over_time(dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]][3h])) > [[seconds .P.catch_up_min_backlog_age]]
+)
+unless on (account, region, table)
+min_over_time((
+  dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
+    / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
+)[1d:10m]) > 0.5
+or
+(
+  dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]
+  and on (account, region, table)
+  (
+    max_over_time(dynamodb_ttl_latest_live_item_expiry_timestamp_seconds[[sel]][2h])
+      - max_over_time(dynamodb_ttl_latest_live_item_expiry_timestamp_seconds[[sel]][2h] offset [[.P.stall_window]])
+  ) < [[seconds .P.stall_window]] / 4
+  and on (account, region, table)
+  dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]] * [[seconds .P.stall_window]] / 86400 >= [[.P.min_stalled_items]]
+  and on (account, region, table)
+  (
+    dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
+      <= ignoring (within) 0.5 * dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
+  )
+  and on (account, region, table)
+  dynamodb:consumed_write_capacity_units:rate{index=""} > 0
+  and on (account, region, table)
+  (time() - dynamodb_ttl_last_sample_timestamp_seconds[[sel]]) < [[seconds .P.stall_window]] / 2
 )`,
-			Summary: "DynamoDB's TTL deletes far more than usual: a retention bug may be deleting live data.",
-			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, ` +
-				`several times its own baseline (deletion rate over the baseline window, ending an hour ago), and more than the expired backlog the TTL sampler proved, or that backlog is young: ` +
-				`not a catch-up. A retention set too short deletes live data irreversibly; every hour counts.`,
+			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual, or new items expiring far sooner than the table's usual retention.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
+				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago) and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
+				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
+				`A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
 }

@@ -39,6 +39,7 @@ const (
 	LabelOutcome   = "outcome"
 	// LabelAttribute is an attribute NAME (a schema fact), never a value.
 	LabelAttribute = "attribute"
+	LabelWithin    = "within"
 )
 
 // Family describes one metric family.
@@ -99,6 +100,8 @@ const (
 	TTLCandidateExpiredItemsLowerBound = "dynamodb_ttl_candidate_attribute_expired_items_lower_bound"
 	TTLCandidateExpiredItemsUpperBound = "dynamodb_ttl_candidate_attribute_expired_items_upper_bound"
 	TTLLiveItemRemainingLifetime       = "dynamodb_ttl_live_item_remaining_lifetime_seconds"
+	TTLLatestLiveExpiryTimestamp       = "dynamodb_ttl_latest_live_item_expiry_timestamp_seconds"
+	TTLLiveItemsNearLatestExpiry       = "dynamodb_ttl_sampled_live_items_near_latest_expiry"
 	TTLSamplerConsumedReadUnitsTotal   = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
 	TTLLastSampleTimestamp             = "dynamodb_ttl_last_sample_timestamp_seconds"
 	ExporterTTLSamplesTotal            = "dynamodb_exporter_ttl_samples_total"
@@ -266,6 +269,12 @@ var awsFamilies = []Family{
 	{TTLLiveItemRemainingLifetime, Histogram,
 		"Remaining lifetime (TTL value minus now) of the live items the sampler has read since the exporter started; a retention that suddenly got shorter moves it down." + backgroundNote,
 		tableLabels, "seconds", "DynamoDB Scan sample"},
+	{TTLLatestLiveExpiryTimestamp, Gauge,
+		"TTL value (the expiry time, Unix seconds) of the live item expiring last that the last sample read: with writes at a steady retention it advances with the clock; it stops while new items get a shorter retention than the old ones (a retention bug) or no new item is written; absent when the sample held no live item." + backgroundNote,
+		tableLabels, "seconds since epoch", "DynamoDB Scan sample"},
+	{TTLLiveItemsNearLatestExpiry, Gauge,
+		"Live items the last sample read whose TTL value lies within `within` (1h, 1d) below the latest live expiry, that one included: the density of the newest long-lived items (how many sampled items a writer still writing at that retention adds per day), and, when most of the last day's sit in the last hour, an expiry rounded to a calendar boundary (every item of the day or month expiring at one time)." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelWithin}, "items", "DynamoDB Scan sample"},
 	{TTLSamplerConsumedReadUnitsTotal, Counter,
 		"Read capacity units the TTL sampler's Scan calls consumed on the table, as DynamoDB reported them." + backgroundNote,
 		tableLabels, "capacity units", "DynamoDB Scan ConsumedCapacity"},

@@ -28,6 +28,16 @@ import (
 // histogram: 1 h, 6 h, 1 d, 3 d, 7 d, 14 d, 30 d, 90 d, 180 d, 365 d.
 var LifetimeBuckets = []float64{3600, 21600, 86400, 259200, 604800, 1209600, 2592000, 7776000, 15552000, 31536000}
 
+// NearLatestWindows are the spans below the latest live expiry over which
+// the live items of a sample are counted (the within label: 1h and 1d). A
+// writer that stopped writing long-lived items leaves the top of the
+// expiry span empty; an expiry rounded to a calendar boundary (end of day,
+// the 1st of the month) piles its items into the top hour.
+var NearLatestWindows = [...]struct {
+	Label   string
+	Seconds float64
+}{{"1h", 3600}, {"1d", 86400}}
+
 // TTLSettings tune the TTL collector.
 type TTLSettings struct {
 	Interval       time.Duration
@@ -80,6 +90,11 @@ type ttlTableState struct {
 	oldest   float64 // TTL value of the oldest expired item seen, 0 if none
 	consumed float64
 	lifetime histogram
+	// latest is the TTL value of the live item expiring last in the last
+	// sample (0 if it read no live item), and nearLatest how many live
+	// items it read within NearLatestWindows of it.
+	latest     float64
+	nearLatest [len(NearLatestWindows)]int
 	// mostlyMissing: the last sample found most items without the TTL
 	// attribute, so the next one reads whole items from its start.
 	mostlyMissing bool
@@ -323,7 +338,32 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	for _, v := range res.LiveRemaining {
 		ts.lifetime.observe(v)
 	}
+	ts.latest, ts.nearLatest = latestExpiry(res.LiveRemaining, now)
 	return nil
+}
+
+// latestExpiry returns the TTL value (Unix seconds) of the live item that
+// expires last among remaining (remaining lifetimes at now, in seconds), 0
+// when there is none, and how many of them expire within each of
+// NearLatestWindows of it (the latest included: a window is (latest - w,
+// latest]).
+func latestExpiry(remaining []float64, now time.Time) (float64, [len(NearLatestWindows)]int) {
+	var near [len(NearLatestWindows)]int
+	if len(remaining) == 0 {
+		return 0, near
+	}
+	top := remaining[0]
+	for _, v := range remaining[1:] {
+		top = max(top, v)
+	}
+	for _, v := range remaining {
+		for i, w := range NearLatestWindows {
+			if v > top-w.Seconds {
+				near[i]++
+			}
+		}
+	}
+	return float64(now.Unix()) + top, near
 }
 
 func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
@@ -364,6 +404,12 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 		}
 		if ts.oldest > 0 {
 			ms = append(ms, catalogue.MustMetric(catalogue.TTLOldestExpiredItemTimestamp, ts.oldest, lv...))
+		}
+		if ts.latest > 0 {
+			ms = append(ms, catalogue.MustMetric(catalogue.TTLLatestLiveExpiryTimestamp, ts.latest, lv...))
+			for i, w := range NearLatestWindows {
+				ms = append(ms, catalogue.MustMetric(catalogue.TTLLiveItemsNearLatestExpiry, float64(ts.nearLatest[i]), t.Account, t.Region, n, w.Label))
+			}
 		}
 		ms = append(ms,
 			catalogue.MustMetric(catalogue.TTLLastSampleTimestamp, float64(ts.sampled.UnixNano())/1e9, lv...),

@@ -108,6 +108,7 @@ collectors:
 		{catalogue.TTLNeverExpiringItemsEstimate, 9}, {catalogue.TTLNeverExpiringItemsLowerBound, 9}, {catalogue.TTLNeverExpiringItemsUpperBound, 9},
 		{catalogue.TTLOldestExpiredItemTimestamp, float64(now.Add(-7 * time.Hour).Unix())},
 		{catalogue.TTLLastSampleTimestamp, float64(now.Unix())},
+		{catalogue.TTLLatestLiveExpiryTimestamp, float64(now.Add(10 * 24 * time.Hour).Unix())},
 	}
 	for _, e := range exact {
 		if got := mustValue(t, body, e.family, tl); got != e.want {
@@ -125,6 +126,15 @@ collectors:
 		!strings.Contains(body, `dynamodb_ttl_live_item_remaining_lifetime_seconds_bucket{account="default",region="us-east-1",table="customers",le="86400"} 1`) ||
 		!strings.Contains(body, `dynamodb_ttl_live_item_remaining_lifetime_seconds_bucket{account="default",region="us-east-1",table="customers",le="604800"} 7`) {
 		t.Errorf("lifetime histogram wrong:\n%s", grep(body, "dynamodb_ttl_live_item_remaining_lifetime_seconds"))
+	}
+
+	// Live items 1 to 10 days ahead, one a day: the latest expires in 10
+	// days; within 1h of it only itself, within 1d (latest - 1d excluded)
+	// also only itself.
+	for within, want := range map[string]float64{"1h": 1, "1d": 1} {
+		if got := mustValue(t, body, catalogue.TTLLiveItemsNearLatestExpiry, map[string]string{"table": "customers", "within": within}); got != want {
+			t.Errorf("live items within %s of the latest expiry = %v, want %v", within, got, want)
+		}
 	}
 
 	// A second cycle within table_interval does not read the table again.
