@@ -39,6 +39,10 @@ const (
 	AlertsUID   = "dynamodb-alerts"
 )
 
+// ProvisionedPath is where provisioning/dashboards/dynamodb.yml has Grafana
+// read the dashboards' JSON files from.
+const ProvisionedPath = "/var/lib/grafana/dashboards/dynamodb"
+
 // tag marks every dashboard of the exporter (and the dashboard links).
 const tag = "dynamodb-exporter"
 
