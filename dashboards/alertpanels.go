@@ -31,6 +31,13 @@ func AlertPanelPath(alert string) string {
 	return fmt.Sprintf("/d/%s?viewPanel=%d", AlertsUID, AlertPanelID(alert))
 }
 
+// RunbookLine is the line a runbook carries under its header to link its
+// alert's panel: Grafana's URL is the reader's, so the path is given after it.
+func RunbookLine(alert string) string {
+	return fmt.Sprintf("**Dashboard** panel `%s` of *DynamoDB alerts* (`dashboards/alerts.json`): `<grafana>%s&var-table=TABLE`",
+		alert, AlertPanelPath(alert))
+}
+
 // signal is what an alert's panel draws besides the alert's own expression:
 // the quantity the alert watches, with its threshold.
 type signal struct {
@@ -255,5 +262,7 @@ func panelsMarkdown() (string, error) {
 	for _, n := range names {
 		fmt.Fprintf(&b, "| `%s` | %d | `%s` |\n", n, AlertPanelID(n), AlertPanelPath(n))
 	}
+	b.WriteString("\nEach runbook links its panel with this line under its header (`<grafana>` is your Grafana's URL):\n\n")
+	b.WriteString("```markdown\n" + RunbookLine("DynamoDBHotPartition") + "\n```\n")
 	return b.String(), nil
 }

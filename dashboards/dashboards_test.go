@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -305,5 +307,39 @@ func TestAlertPanelIDsAreStable(t *testing.T) {
 	}
 	if got, want := AlertPanelPath("DynamoDBHotPartition"), "/d/dynamodb-alerts?viewPanel=483702"; got != want {
 		t.Errorf("AlertPanelPath = %q, want %q", got, want)
+	}
+}
+
+// viewPanelLink finds links to the alerts dashboard's panels.
+var viewPanelLink = regexp.MustCompile(`/d/` + AlertsUID + `\?viewPanel=(\d+)`)
+
+// TestRunbookLinksPointAtAlertPanels: a runbook that links the alerts
+// dashboard links its own alert's panel. Runbooks without the link yet are
+// listed (their line is RunbookLine).
+func TestRunbookLinksPointAtAlertPanels(t *testing.T) {
+	var missing []string
+	for _, g := range alerts.Pack() {
+		for _, r := range g.Rules {
+			if r.Alert == "" {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join("..", "docs", "runbooks", r.Alert+".md"))
+			if err != nil {
+				t.Errorf("runbook of %s: %v", r.Alert, err)
+				continue
+			}
+			links := viewPanelLink.FindAllStringSubmatch(string(b), -1)
+			if len(links) == 0 {
+				missing = append(missing, r.Alert)
+			}
+			for _, l := range links {
+				if l[1] != strconv.FormatUint(uint64(AlertPanelID(r.Alert)), 10) {
+					t.Errorf("runbook of %s links panel %s, want %d (%s)", r.Alert, l[1], AlertPanelID(r.Alert), AlertPanelPath(r.Alert))
+				}
+			}
+		}
+	}
+	if len(missing) > 0 {
+		t.Logf("runbooks without a link to their panel yet: %v", missing)
 	}
 }

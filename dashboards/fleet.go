@@ -89,14 +89,14 @@ func fleetBoard() board {
 			{expr: fmt.Sprintf("max by (%s, billing_mode) (%s)", byT, sel(c.TableInfo, selT)), instant: true, column: "-"},
 			{expr: costInMode(false), instant: true, column: "Monthly cost now", unit: unitUSD},
 			{expr: costInMode(true), instant: true, column: "Monthly cost in the other mode", unit: unitUSD},
-			{expr: sel(c.CapacityMonthlySwitchSaving, selT, costWindow), instant: true, column: "Monthly saving if switched", unit: unitUSD},
+			{expr: fmt.Sprintf("max by (%s) (%s)", byT, sel(c.CapacityMonthlySwitchSaving, selT, costWindow)), instant: true, column: "Monthly saving if switched", unit: unitUSD},
 			{expr: fmt.Sprintf("max by (%s, recommendation, reason_code) (%s)", byT, sel(c.CapacityRecommendationInfo, selT, costWindow)), instant: true, column: "-"},
 			{expr: fmt.Sprintf("max by (%s) (%s)", byT, sel(readUtilization, selT)), instant: true, column: "Read utilization", unit: unitPercent},
 			{expr: fmt.Sprintf("max by (%s) (%s)", byT, sel(writeUtilization, selT)), instant: true, column: "Write utilization", unit: unitPercent},
 			{expr: fmt.Sprintf("sum by (%s) (%s)", byT, sel(throttleRate, selT)), instant: true, column: "Throttle events/s", unit: unitPerSec},
 			{expr: fmt.Sprintf(`max by (%s, ttl_status) (label_replace(%s, "ttl_status", "$1", "status", "(.*)"))`, byT, sel(c.TableTTLInfo, selT)), instant: true, column: "-"},
-			{expr: sel(c.TTLExpiredItemsEstimate, selT), instant: true, column: "Expired, not deleted (est.)", unit: unitCount},
-			{expr: sel(c.TTLNeverExpiringItemsEstimate, selT), instant: true, column: "Never expiring (est.)", unit: unitCount},
+			{expr: fmt.Sprintf("max by (%s) (%s)", byT, sel(c.TTLExpiredItemsEstimate, selT)), instant: true, column: "Expired, not deleted (est.)", unit: unitCount},
+			{expr: fmt.Sprintf("max by (%s) (%s)", byT, sel(c.TTLNeverExpiringItemsEstimate, selT)), instant: true, column: "Never expiring (est.)", unit: unitCount},
 		},
 	}
 	summary := []panel{
