@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 )
 
 // capacityCmd groups the capacity-mode tools.
@@ -61,11 +62,11 @@ func capacityReport(ctx context.Context, app *exporter.App, table, format string
 	var err error
 	switch format {
 	case "json":
-		err = writeCapacityJSON(w, reports, app.Clock.Now())
+		err = report.CapacityJSON(w, reports, app.Clock.Now())
 	case "markdown":
-		err = writeCapacityMarkdown(w, reports, app.Clock.Now())
+		err = report.CapacityMarkdown(w, reports, app.Clock.Now())
 	case "html":
-		err = writeCapacityHTML(w, reports, app.Clock.Now())
+		err = report.CapacityHTML(w, reports, app.Clock.Now())
 	case "table", "":
 		writeCapacityReport(w, reports)
 	default:

@@ -15,6 +15,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
+	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -80,7 +81,7 @@ func TestCapacityReportJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(reportOf(t, "", "json")), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc["schema_version"] != float64(reportSchemaVersion) {
+	if doc["schema_version"] != float64(report.SchemaVersion) {
 		t.Errorf("schema_version = %v", doc["schema_version"])
 	}
 	tables, _ := doc["tables"].([]any)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
 
@@ -132,15 +133,15 @@ func audit(ctx context.Context, t *awsclient.Target, c *ttlAuditCmd, w, status i
 	if err != nil {
 		return err
 	}
-	head := ttlAuditHead{Account: t.Account, Region: t.Region, Table: c.Table, Status: string(ttlDesc.TimeToLiveDescription.TimeToLiveStatus),
+	head := report.TTLAuditHead{Account: t.Account, Region: t.Region, Table: c.Table, Status: string(ttlDesc.TimeToLiveDescription.TimeToLiveStatus),
 		Attribute: attr, TableItems: aws.ToInt64(desc.Table.ItemCount), Now: now}
 	switch c.Format {
 	case "json":
-		return writeTTLJSON(w, head, res)
+		return report.TTLJSON(w, head, res)
 	case "markdown":
-		return writeTTLMarkdown(w, head, res)
+		return report.TTLMarkdown(w, head, res)
 	case "html":
-		return writeTTLHTML(w, head, res)
+		return report.TTLHTML(w, head, res)
 	case "table", "":
 		writeReport(w, res)
 		return nil

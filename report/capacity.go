@@ -1,8 +1,9 @@
-package main
-
-// The capacity report as JSON (for scripts), Markdown (for a ticket) and one
-// self-contained HTML file with inline SVG charts (for a review meeting).
-// docs/capacity-report.md documents the JSON schema.
+// Package report writes the capacity report and the TTL audit for people and
+// scripts that do not use Grafana: JSON (schemas in docs/capacity-report.md
+// and docs/ttl-audit.md), Markdown for a ticket, and self-contained HTML
+// files (inline styles and SVG charts, nothing loaded from anywhere), and the
+// fleet summary of the exporter's landing page.
+package report
 
 import (
 	"encoding/json"
@@ -16,9 +17,9 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
 
-// reportSchemaVersion is the version of the JSON schema of the report;
-// it changes when a field is removed or changes meaning.
-const reportSchemaVersion = 1
+// SchemaVersion is the version of the JSON schemas of the capacity report
+// and the TTL audit; it changes when a field is removed or changes meaning.
+const SchemaVersion = 1
 
 // capacityReportDoc is the JSON document of `capacity report --format json`.
 type capacityReportDoc struct {
@@ -109,7 +110,7 @@ func usd(v float64) string {
 
 // capacityDoc turns the collector's reports into the report document.
 func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReportDoc {
-	doc := capacityReportDoc{SchemaVersion: reportSchemaVersion, GeneratedAt: now.UTC(), Tables: []capacityTableJ{}}
+	doc := capacityReportDoc{SchemaVersion: SchemaVersion, GeneratedAt: now.UTC(), Tables: []capacityTableJ{}}
 	for _, r := range reports {
 		t := capacityTableJ{Account: r.Account, Region: r.Region, Table: r.Table, Mode: string(r.Mode),
 			Traffic: []trafficJ{}, Costs: []costJ{}, readable: &capacityRow{}}
@@ -160,7 +161,8 @@ func rounded(xs []float64) []float64 {
 	return out
 }
 
-func writeCapacityJSON(w io.Writer, reports []collectors.TableReport, now time.Time) error {
+// CapacityJSON writes the capacity report as JSON.
+func CapacityJSON(w io.Writer, reports []collectors.TableReport, now time.Time) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(capacityDoc(reports, now)); err != nil {
@@ -186,7 +188,8 @@ func optPct(p *float64) string {
 	return fmt.Sprintf("%+.0f%%", 100**p)
 }
 
-func writeCapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Time) error {
+// CapacityMarkdown writes the capacity report as Markdown.
+func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Time) error {
 	doc := capacityDoc(reports, now)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# DynamoDB capacity review\n\nGenerated %s by `dynamodb_exporter capacity report`. Costs are throughput only "+
@@ -384,7 +387,8 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 </html>
 `))
 
-func writeCapacityHTML(w io.Writer, reports []collectors.TableReport, now time.Time) error {
+// CapacityHTML writes the capacity report as one self-contained HTML file.
+func CapacityHTML(w io.Writer, reports []collectors.TableReport, now time.Time) error {
 	doc := capacityDoc(reports, now)
 	view := struct {
 		GeneratedAt time.Time

@@ -1,4 +1,4 @@
-package main
+package report
 
 // The TTL audit as JSON (for scripts), Markdown (for a ticket) and one
 // self-contained HTML file. docs/ttl-audit.md documents the JSON schema.
@@ -16,8 +16,8 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
 
-// ttlAuditHead is what the audit knows of the table before sampling.
-type ttlAuditHead struct {
+// TTLAuditHead is what the audit knows of the table before sampling.
+type TTLAuditHead struct {
 	Account, Region, Table, Status, Attribute string
 	TableItems                                int64
 	Now                                       time.Time
@@ -68,13 +68,13 @@ type ttlEstJ struct {
 	Error      string   `json:"error,omitempty"`
 }
 
-func ttlDoc(h ttlAuditHead, res collectors.SampleResult) ttlAuditDoc {
+func ttlDoc(h TTLAuditHead, res collectors.SampleResult) ttlAuditDoc {
 	counts := res.Counts()
 	var read int64
 	for _, n := range counts {
 		read += n
 	}
-	d := ttlAuditDoc{SchemaVersion: 1, GeneratedAt: h.Now.UTC(), Account: h.Account, Region: h.Region, Table: h.Table,
+	d := ttlAuditDoc{SchemaVersion: SchemaVersion, GeneratedAt: h.Now.UTC(), Account: h.Account, Region: h.Region, Table: h.Table,
 		TTLStatus: h.Status, Attribute: h.Attribute, TableItems: h.TableItems,
 		Sample: ttlSampleJ{ItemsRead: read, SegmentsRead: len(res.Sample.Segments), TotalSegments: res.Sample.TotalSegments,
 			PlannedSegments: res.Planned, Complete: res.Complete, ConsumedReadUnits: math.Round(res.ConsumedReadUnits*10) / 10},
@@ -100,7 +100,8 @@ func ttlDoc(h ttlAuditHead, res collectors.SampleResult) ttlAuditDoc {
 	return d
 }
 
-func writeTTLJSON(w io.Writer, h ttlAuditHead, res collectors.SampleResult) error {
+// TTLJSON writes the TTL audit as JSON.
+func TTLJSON(w io.Writer, h TTLAuditHead, res collectors.SampleResult) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(ttlDoc(h, res)); err != nil {
@@ -136,7 +137,8 @@ func oldestText(s *float64) string {
 	return "the oldest expired item seen expired " + (time.Duration(*s) * time.Second).String() + " ago (deletion lag)"
 }
 
-func writeTTLMarkdown(w io.Writer, h ttlAuditHead, res collectors.SampleResult) error {
+// TTLMarkdown writes the TTL audit as Markdown.
+func TTLMarkdown(w io.Writer, h TTLAuditHead, res collectors.SampleResult) error {
 	d := ttlDoc(h, res)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# TTL audit of %s\n\n%s, %s. TTL %s on attribute `%s`; %d items reported by DynamoDB. Generated %s by `dynamodb_exporter ttl audit`.\n\n",
@@ -211,7 +213,8 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 </html>
 `))
 
-func writeTTLHTML(w io.Writer, h ttlAuditHead, res collectors.SampleResult) error {
+// TTLHTML writes the TTL audit as one self-contained HTML file.
+func TTLHTML(w io.Writer, h TTLAuditHead, res collectors.SampleResult) error {
 	d := ttlDoc(h, res)
 	var top int64 = 1
 	for _, c := range d.Classes {
