@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,4 +145,11 @@ func TestTTLAuditOnDynamoDBLocal(t *testing.T) {
 	if !strings.Contains(page, "<svg") || strings.Count(page, "<rect") != 10 || !strings.Contains(page, "8 items (95% interval 8 to 8)") {
 		t.Errorf("HTML audit lacks its chart or figures:\n%s", page)
 	}
+	t.Run("chromium", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "ttl-audit.html")
+		if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shoot(t, "file://"+file, "ttl-audit", 900)
+	})
 }

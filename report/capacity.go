@@ -185,6 +185,9 @@ func optPct(p *float64) string {
 	if p == nil {
 		return "-"
 	}
+	if math.Abs(100**p) < 0.5 {
+		return "0%" // not -0%
+	}
 	return fmt.Sprintf("%+.0f%%", 100**p)
 }
 
@@ -344,7 +347,7 @@ section.table h2 { font-size: 1.2rem; }
 figure { margin: 0; }
 figcaption { font-size: .85rem; color: #5a6270; }
 .legend span { margin-right: 1rem; font-size: .8rem; }
-.legend i { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-right: 4px; }
+.legend i { display: inline-block; width: 18px; height: 0; vertical-align: middle; margin-right: 4px; }
 svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 .neg { color: #a0350f; }
 </style>
@@ -372,7 +375,7 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 {{range .Ticks}}<line x1="{{.X}}" y1="0" x2="{{.X}}" y2="{{$c.Height}}" stroke="#e3e6ea"/><text x="{{.X}}" y="12" font-size="10" fill="#8a919c">{{.Label}}</text>
 {{end}}{{range .Lines}}<polyline fill="none" stroke="{{.Color}}" stroke-width="1.5"{{if .Dashed}} stroke-dasharray="4 3"{{end}} points="{{.Points}}"/>
 {{end}}</svg>
-<div class="legend">{{range .Lines}}<span><i style="background: {{.Color}}"></i>{{.Name}}</span>{{end}}</div>{{end}}
+<div class="legend">{{range .Lines}}<span><i style="border-top: 3px {{if .Dashed}}dashed{{else}}solid{{end}} {{.Color}}"></i>{{.Name}}</span>{{end}}</div>{{end}}
 </figure>
 {{end}}</div>
 <table>

@@ -49,7 +49,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 <h2>Fleet summary</h2>
 {{if not .CapacityEnabled}}<p>The capacity collector is disabled (collectors.capacity): no cost figures.</p>
 {{else if not .Tables}}<p>No capacity figures yet: the capacity collector has not completed its first run.</p>
-{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; storage, backups and streams are out of scope), Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
+{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; storage, backups and streams are out of scope). Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
 <table>
 <thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th></tr></thead>
 <tbody>

@@ -198,7 +198,7 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 </tbody>
 </table>
 <figure>
-<figcaption>Items read by class (red: TTL never deletes them)</figcaption>
+<figcaption>Items read by class (red: values TTL ignores, counted as never expiring)</figcaption>
 <svg xmlns="http://www.w3.org/2000/svg" width="640" height="{{.Height}}" viewBox="0 0 640 {{.Height}}" role="img" aria-label="Items read by class">
 {{range .Bars}}<text x="4" y="{{.Y}}" dy="13" font-size="12">{{.Class}}</text><rect x="130" y="{{.Y}}" width="{{.Width}}" height="16" fill="{{if .Bad}}#c0392b{{else}}#2e86c1{{end}}"/><text x="{{.Width}}" dx="136" y="{{.Y}}" dy="13" font-size="12">{{.Items}}</text>
 {{end}}</svg>
