@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 )
 
 // capacityCmd groups the capacity-mode tools.
@@ -23,7 +24,8 @@ type capacityCmd struct {
 type capacityReportCmd struct {
 	configFlags
 	logFlags
-	Table string `help:"Report only this table (default: every monitored table)."`
+	Table  string `help:"Report only this table (default: every monitored table)."`
+	Format string `help:"table (aligned text), json (for scripts; schema in docs/capacity-report.md), markdown (for a ticket) or html (one self-contained file with charts, for a review meeting)." default:"table" enum:"table,json,markdown,html"`
 }
 
 // Run prints the report.
@@ -37,12 +39,12 @@ func (c *capacityReportCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return capacityReport(ctx, app, c.Table, logger, os.Stdout)
+	return capacityReport(ctx, app, c.Table, c.Format, logger, os.Stdout)
 }
 
 // capacityReport runs discovery and the table collector, fetches the
 // history of the selected tables once at the app's clock and prints it.
-func capacityReport(ctx context.Context, app *exporter.App, table string, logger *slog.Logger, w io.Writer) error {
+func capacityReport(ctx context.Context, app *exporter.App, table, format string, logger *slog.Logger, w io.Writer) error {
 	app.Scheduler.RunOnceNamed(ctx, "discovery", "tables")
 	s := exporter.CapacitySettings(app.Config.Collectors.Capacity)
 	if table != "" {
@@ -57,7 +59,22 @@ func capacityReport(ctx context.Context, app *exporter.App, table string, logger
 		}
 		return errors.Join(errors.New("no monitored table"), runErr)
 	}
-	writeCapacityReport(w, reports)
+	var err error
+	switch format {
+	case "json":
+		err = report.CapacityJSON(w, reports, app.Clock.Now())
+	case "markdown":
+		err = report.CapacityMarkdown(w, reports, app.Clock.Now())
+	case "html":
+		err = report.CapacityHTML(w, reports, app.Clock.Now())
+	case "table", "":
+		writeCapacityReport(w, reports)
+	default:
+		err = fmt.Errorf("--format %q: use table, json, markdown or html", format)
+	}
+	if err != nil {
+		return err
+	}
 	if runErr != nil {
 		return fmt.Errorf("some figures are missing: %w", runErr)
 	}

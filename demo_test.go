@@ -90,6 +90,24 @@ tables:
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The landing page links the metrics and shows the fleet summary once
+	// the capacity collector has run: the table with its recommendation.
+	var page string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		page = get(t, "http://"+addr+"/")
+		if strings.Contains(page, "<td>pinned-table</td>") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, want := range []string{`<a href="/metrics">Metrics</a>`, "<h2>Fleet summary</h2>", "<td>pinned-table</td>", "<td>demo / us-east-1</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("landing page lacks %q:\n%s", want, page)
+		}
+	}
+	if !regexp.MustCompile(`(keep|switch_to_on_demand|switch_to_provisioned) \((cheaper|saving_below_minimum|simulated_throttling|traffic_below_minimum)\)`).MatchString(page) {
+		t.Errorf("landing page shows no recommendation:\n%s", page)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -103,7 +121,12 @@ tables:
 
 func scrape(t *testing.T, addr string) string {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
+	return get(t, "http://"+addr+"/metrics")
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
 
@@ -63,6 +64,7 @@ type ttlAuditCmd struct {
 	SampleItems int     `help:"Items the sample aims to read." default:"1500"`
 	Budget      float64 `help:"Read capacity units the sample may consume." default:"500"`
 	MaxReadRate float64 `help:"Read capacity units per second at most." default:"20"`
+	Format      string  `help:"table (text), json (for scripts; schema in docs/ttl-audit.md), markdown (for a ticket) or html (one self-contained file). Progress goes to standard error for the last three." default:"table" enum:"table,json,markdown,html"`
 }
 
 // Run samples the table once and prints the report.
@@ -85,10 +87,16 @@ func (c *ttlAuditCmd) Run(ctx context.Context) error {
 	if target == nil {
 		return fmt.Errorf("no configured account %q in region %q", c.Account, c.Region)
 	}
-	return audit(ctx, target, c, os.Stdout, isTerminal(os.Stdout), time.Now())
+	status, tty := io.Writer(os.Stdout), isTerminal(os.Stdout)
+	if c.Format != "" && c.Format != "table" {
+		status, tty = os.Stderr, isTerminal(os.Stderr)
+	}
+	return audit(ctx, target, c, os.Stdout, status, tty, time.Now())
 }
 
-func audit(ctx context.Context, t *awsclient.Target, c *ttlAuditCmd, w io.Writer, tty bool, now time.Time) error {
+// audit samples the table and writes the report to w in c.Format; the
+// header and the progress go to status (w itself for the text format).
+func audit(ctx context.Context, t *awsclient.Target, c *ttlAuditCmd, w, status io.Writer, tty bool, now time.Time) error {
 	desc, err := t.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(c.Table)})
 	if err != nil {
 		return fmt.Errorf("describing table %s: %w", c.Table, err)
@@ -105,18 +113,18 @@ func audit(ctx context.Context, t *awsclient.Target, c *ttlAuditCmd, w io.Writer
 			return fmt.Errorf("table %s has TTL %s and no attribute; pass --attribute", c.Table, ttlDesc.TimeToLiveDescription.TimeToLiveStatus)
 		}
 	}
-	fmt.Fprintf(w, "table %s (%s, %s): TTL %s on attribute %q, %d items reported by DynamoDB\n",
+	fmt.Fprintf(status, "table %s (%s, %s): TTL %s on attribute %q, %d items reported by DynamoDB\n",
 		c.Table, t.Account, t.Region, ttlDesc.TimeToLiveDescription.TimeToLiveStatus, attr, aws.ToInt64(desc.Table.ItemCount))
 	progress := func(done, planned int) {
 		if tty {
 			const width = 30
 			filled := done * width / max(planned, 1)
-			fmt.Fprintf(w, "\r[%s%s] %d/%d segments", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), done, planned)
+			fmt.Fprintf(status, "\r[%s%s] %d/%d segments", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), done, planned)
 			if done == planned {
-				fmt.Fprintln(w)
+				fmt.Fprintln(status)
 			}
 		} else if done == planned || done%max(planned/10, 1) == 0 {
-			fmt.Fprintf(w, "sampled %d/%d segments\n", done, planned)
+			fmt.Fprintf(status, "sampled %d/%d segments\n", done, planned)
 		}
 	}
 	res, err := collectors.SampleTable(ctx, t.DynamoDB, desc.Table, collectors.SampleOptions{
@@ -125,8 +133,20 @@ func audit(ctx context.Context, t *awsclient.Target, c *ttlAuditCmd, w io.Writer
 	if err != nil {
 		return err
 	}
-	writeReport(w, res)
-	return nil
+	head := report.TTLAuditHead{Account: t.Account, Region: t.Region, Table: c.Table, Status: string(ttlDesc.TimeToLiveDescription.TimeToLiveStatus),
+		Attribute: attr, TableItems: aws.ToInt64(desc.Table.ItemCount), Now: now}
+	switch c.Format {
+	case "json":
+		return report.TTLJSON(w, head, res)
+	case "markdown":
+		return report.TTLMarkdown(w, head, res)
+	case "html":
+		return report.TTLHTML(w, head, res)
+	case "table", "":
+		writeReport(w, res)
+		return nil
+	}
+	return fmt.Errorf("--format %q: use table, json, markdown or html", c.Format)
 }
 
 func writeReport(w io.Writer, res collectors.SampleResult) {

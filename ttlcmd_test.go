@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,12 +83,12 @@ func TestTTLAuditOnDynamoDBLocal(t *testing.T) {
 	}
 	cmd := &ttlAuditCmd{Table: "sessions", SampleItems: 1500, Budget: 100}
 	var out bytes.Buffer
-	if err := audit(ctx, target, cmd, &out, false, now); err == nil || !strings.Contains(err.Error(), "pass --attribute") {
+	if err := audit(ctx, target, cmd, &out, &out, false, now); err == nil || !strings.Contains(err.Error(), "pass --attribute") {
 		t.Fatalf("audit of a table with TTL disabled and no --attribute: err = %v", err)
 	}
 	cmd.Attribute = "ttl"
 	out.Reset()
-	if err := audit(ctx, target, cmd, &out, false, now); err != nil {
+	if err := audit(ctx, target, cmd, &out, &out, false, now); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -102,4 +105,51 @@ func TestTTLAuditOnDynamoDBLocal(t *testing.T) {
 	if strings.Contains(out.String(), "user-") {
 		t.Error("audit output contains item keys")
 	}
+
+	// The other formats: the same figures, no progress on the report's
+	// writer, no item key.
+	formats := map[string]string{}
+	for _, f := range []string{"json", "markdown", "html"} {
+		cmd.Format = f
+		var report, status bytes.Buffer
+		if err := audit(ctx, target, cmd, &report, &status, false, now); err != nil {
+			t.Fatalf("--format %s: %v", f, err)
+		}
+		if !strings.Contains(status.String(), "sampled 1/1 segments") || strings.Contains(report.String(), "sampled 1/1") {
+			t.Errorf("--format %s: progress on the report's writer or missing from the status one", f)
+		}
+		if strings.Contains(report.String(), "user-") {
+			t.Errorf("--format %s: the report contains item keys", f)
+		}
+		formats[f] = report.String()
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(formats["json"]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	exp := doc["estimates"].(map[string]any)["expired"].(map[string]any)
+	if exp["items"] != 8.0 || exp["exact"] != true || doc["sample"].(map[string]any)["items_read"] != 30.0 || doc["oldest_expired_age_seconds"] != 10800.0 {
+		t.Errorf("JSON audit: %s", formats["json"])
+	}
+	checkDocumented(t, doc, filepath.Join("docs", "ttl-audit.md"))
+	if !strings.Contains(formats["markdown"], "| Expired, not yet deleted | 8 items (95% interval 8 to 8), 26.67% of 30 items (every segment read: exact) |") ||
+		!strings.Contains(formats["markdown"], "| milliseconds | 4 |") {
+		t.Errorf("markdown audit:\n%s", formats["markdown"])
+	}
+	page := formats["html"]
+	for _, bad := range []string{"<script", "<link", "@import", "url(", `src="http`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("HTML audit loads an external asset (%s)", bad)
+		}
+	}
+	if !strings.Contains(page, "<svg") || strings.Count(page, "<rect") != 10 || !strings.Contains(page, "8 items (95% interval 8 to 8)") {
+		t.Errorf("HTML audit lacks its chart or figures:\n%s", page)
+	}
+	t.Run("chromium", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "ttl-audit.html")
+		if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shoot(t, "file://"+file, "ttl-audit", 900)
+	})
 }

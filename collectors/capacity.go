@@ -78,7 +78,24 @@ type TableReport struct {
 	// Err is why the cost what-if could not run (unknown billing mode or
 	// prices), or nil.
 	Err error
+	// Hourly is the table's last 30 days hour by hour, for charts: empty
+	// without a cost what-if.
+	Hourly HourlyHistory
 }
+
+// HourlyHistory is a table's history hour by hour (UTC clock hours from
+// Start), its GSIs summed with the base table: consumed capacity and the
+// provisioned capacity of the what-if's auto-scaling simulation (the
+// table's own policy, or the default one for an on-demand table), in
+// units per second.
+type HourlyHistory struct {
+	Start                             time.Time
+	ConsumedRead, ConsumedWrite       []float64
+	ProvisionedRead, ProvisionedWrite []float64
+}
+
+// chartHours is how much history HourlyHistory keeps.
+const chartHours = 30 * 24
 
 // NewCapacity returns the capacity collector.
 func NewCapacity(targets []*awsclient.Target, inv *Inventory, s CapacitySettings, logger *slog.Logger) *Capacity {
@@ -344,7 +361,56 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	for k, e := range evals {
 		r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: spans[k], Evaluation: e})
 	}
+	r.Hourly = hourlyHistory(workloads, evals[len(evals)-1])
 	return r, nil
+}
+
+// hourlyHistory sums the workloads' consumed capacity and simulated
+// provisioned capacity hour by hour, keeping the last chartHours.
+func hourlyHistory(ws []capacity.Workload, e capacity.Evaluation) HourlyHistory {
+	if len(ws) == 0 || len(e.Workloads) != len(ws) {
+		return HourlyHistory{}
+	}
+	first := ws[0].Trace.Start.UTC()
+	h0 := first.Truncate(time.Hour)
+	end := first.Add(time.Duration(ws[0].Trace.Minutes()) * time.Minute)
+	hours := int((end.Sub(h0) + time.Hour - 1) / time.Hour)
+	h := HourlyHistory{Start: h0,
+		ConsumedRead: make([]float64, hours), ConsumedWrite: make([]float64, hours),
+		ProvisionedRead: make([]float64, hours), ProvisionedWrite: make([]float64, hours)}
+	for i, w := range ws {
+		addHourMeans(h.ConsumedRead, h0, w.Trace.Start, w.Trace.Read, 1.0/60)
+		addHourMeans(h.ConsumedWrite, h0, w.Trace.Start, w.Trace.Write, 1.0/60)
+		addHourMeans(h.ProvisionedRead, h0, e.Workloads[i].Read.Start, e.Workloads[i].Read.Capacity, 1)
+		addHourMeans(h.ProvisionedWrite, h0, e.Workloads[i].Write.Start, e.Workloads[i].Write.Capacity, 1)
+	}
+	if drop := hours - chartHours; drop > 0 {
+		h.Start = h.Start.Add(time.Duration(drop) * time.Hour)
+		for _, s := range []*[]float64{&h.ConsumedRead, &h.ConsumedWrite, &h.ProvisionedRead, &h.ProvisionedWrite} {
+			*s = (*s)[drop:]
+		}
+	}
+	return h
+}
+
+// addHourMeans adds to dst (UTC clock hours from h0) the mean of each hour's
+// per-minute values from start, times scale (1/60 turns a minute's Sum into
+// units per second).
+func addHourMeans(dst []float64, h0, start time.Time, perMinute []float64, scale float64) {
+	sums := make([]float64, len(dst))
+	counts := make([]int, len(dst))
+	for m, v := range perMinute {
+		i := int(start.Add(time.Duration(m)*time.Minute).Sub(h0) / time.Hour)
+		if i >= 0 && i < len(dst) {
+			sums[i] += v
+			counts[i]++
+		}
+	}
+	for i := range dst {
+		if counts[i] > 0 {
+			dst[i] += scale * sums[i] / float64(counts[i])
+		}
+	}
 }
 
 func ceilMinute(t time.Time) time.Time {

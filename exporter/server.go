@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 )
 
 // Handler returns the HTTP handler: the metrics at telemetryPath and a
@@ -36,6 +39,41 @@ func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger
 		}
 		mux.Handle("/", landing)
 	}
+	return mux, nil
+}
+
+// AppHandler is Handler for a built exporter, with a landing page at the
+// root that links the metrics and shows the fleet summary of the capacity
+// report (report.LandingHTML), rendered at each request from the capacity
+// collector's last figures.
+func AppHandler(app *App, telemetryPath string, logger *slog.Logger) (http.Handler, error) {
+	metrics, err := Handler(app.Registry, telemetryPath, logger)
+	if err != nil {
+		return nil, err
+	}
+	if telemetryPath == "/" {
+		return metrics, nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle(telemetryPath, metrics)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		l := report.Landing{Version: version.Info(), MetricsPath: telemetryPath, CapacityEnabled: app.Capacity != nil, Now: app.Clock.Now()}
+		if app.Capacity != nil {
+			l.Reports = app.Capacity.Reports()
+		}
+		var buf bytes.Buffer
+		if err := report.LandingHTML(&buf, l); err != nil {
+			logger.Error("landing page", "err", err)
+			http.Error(w, "the landing page could not be rendered", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(buf.Bytes())
+	})
 	return mux, nil
 }
 

@@ -3,7 +3,8 @@
 #
 # Usage: scripts/install-tools.sh [tool...]
 #
-# Tools: promtool prometheus alertmanager amtool dynamodb-local dynalite (default: all).
+# Tools: promtool prometheus alertmanager amtool dynamodb-local dynalite chromium
+# (default: all).
 # Each tool is pinned below and skipped when the pinned version is already
 # present, so running this again is cheap. Installs go to $DYNAMODB_EXPORTER_TOOLS
 # when that is set, else to <repo root>/.tools:
@@ -12,6 +13,10 @@
 #   bin/amtool
 #   dynamodb-local/DynamoDBLocal.jar (+ _lib/)       from the npm package amplify-dynamodb-simulator
 #   node/node_modules/.bin/dynalite                  npm install dynalite
+#   chromium (system-wide)                           apt-get install chromium (Debian's
+#                                                    package; needs root or passwordless sudo,
+#                                                    else a warning and the HTML rendering
+#                                                    tests skip, or fail with CI=true)
 #
 # Needs: go (Prometheus tools), npm + tar + sha256sum (DynamoDB Local, dynalite).
 # Running DynamoDB Local also needs java; running dynalite needs node.
@@ -35,7 +40,7 @@ DYNAMODB_SIMULATOR_VERSION=2.9.30
 DYNAMODB_LOCAL_JAR_SHA256=454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DYNALITE_VERSION=4.0.0
 
-ALL_TOOLS=(promtool prometheus alertmanager amtool dynamodb-local dynalite)
+ALL_TOOLS=(promtool prometheus alertmanager amtool dynamodb-local dynalite chromium)
 
 # --- Helpers -----------------------------------------------------------------
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -165,6 +170,34 @@ install_dynalite() {
 	report "$tool" "installed" "$bin" "$start"
 }
 
+# install_chromium — headless Chromium for the tests that render the HTML
+# reports, from the distribution (a browser is not a Go or npm package).
+install_chromium() {
+	local tool=chromium start=$SECONDS name
+	for name in chromium chromium-browser google-chrome google-chrome-stable; do
+		if command -v "$name" >/dev/null 2>&1; then
+			report "$tool" "already present" "$(command -v "$name")" "$start"
+			return
+		fi
+	done
+	local -a as_root=()
+	if ((EUID != 0)); then
+		if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+			as_root=(sudo -n)
+		else
+			printf 'install-tools: warning: chromium is missing and installing it needs root: run apt-get install chromium (the HTML rendering tests skip without it, and fail with CI=true)\n' >&2
+			report "$tool" "missing" "-" "$start"
+			return
+		fi
+	fi
+	command -v apt-get >/dev/null 2>&1 || die "chromium is missing and apt-get is not available: install Chromium with your package manager"
+	printf 'install-tools: installing chromium with apt-get...\n' >&2
+	run_logged "$tool" "${as_root[@]}" apt-get update
+	run_logged "$tool" "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+	command -v chromium >/dev/null 2>&1 || die "apt-get finished but chromium is not on PATH"
+	report "$tool" "installed" "$(command -v chromium)" "$start"
+}
+
 install_tool() {
 	case $1 in
 	promtool) install_go_tool promtool "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/promtool" ;;
@@ -173,6 +206,7 @@ install_tool() {
 	amtool) install_go_tool amtool "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/amtool" ;;
 	dynamodb-local) install_dynamodb_local ;;
 	dynalite) install_dynalite ;;
+	chromium) install_chromium ;;
 	*) die "unknown tool '$1' (known: ${ALL_TOOLS[*]})" ;;
 	esac
 }

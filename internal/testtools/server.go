@@ -94,6 +94,48 @@ func StartAlertmanager(t testing.TB, config string) string {
 	return srv.endpoint
 }
 
+// StartPrometheus starts prometheus with the configuration file config and
+// its TSDB in dataDir (blocks already there are served), on a free port of
+// 127.0.0.1, and returns its endpoint, http://127.0.0.1:PORT, once /-/ready
+// answers 200, and a function that stops it (SIGTERM, then SIGKILL) and
+// returns once it exited. The server is also stopped when the test ends.
+// The test is skipped (failed when CI=true) when prometheus is missing.
+func StartPrometheus(t testing.TB, config, dataDir string) (endpoint string, stop func()) {
+	t.Helper()
+	bin := binary(t, "prometheus")
+	if bin == "" {
+		return "", func() {}
+	}
+	config, err := filepath.Abs(config)
+	if err != nil {
+		t.Fatalf("prometheus configuration: %v", err)
+	}
+	srv := startServer(t, serverSpec{
+		name: "prometheus",
+		dir:  dataDir,
+		args: func(port int) []string {
+			return []string{bin, "--config.file=" + config, "--storage.tsdb.path=" + dataDir,
+				"--storage.tsdb.retention.time=30d", "--web.listen-address=127.0.0.1:" + strconv.Itoa(port)}
+		},
+		ready: func(endpoint string) error {
+			resp, err := http.Get(endpoint + "/-/ready")
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("/-/ready: HTTP %d", resp.StatusCode)
+			}
+			return nil
+		},
+	})
+	if srv == nil { // startServer failed the test
+		return "", func() {}
+	}
+	return srv.endpoint, srv.stop
+}
+
 func startDynamoDBLocal(t testing.TB) *server {
 	t.Helper()
 	jar, ok := findInTools(filepath.Join("dynamodb-local", "DynamoDBLocal.jar"))
@@ -163,6 +205,9 @@ type serverSpec struct {
 type server struct {
 	endpoint string
 	pid      int
+	// stop stops the server and waits for it to exit; it is also a cleanup
+	// of the test, and does nothing the second time.
+	stop func()
 }
 
 // startServer starts spec on a free port and waits until it answers. A port
@@ -260,7 +305,7 @@ func tryStartServer(t testing.TB, spec serverSpec) (*server, error) {
 		}
 		pingErr := ready(endpoint)
 		if pingErr == nil {
-			return &server{endpoint: endpoint, pid: cmd.Process.Pid}, nil
+			return &server{endpoint: endpoint, pid: cmd.Process.Pid, stop: stop}, nil
 		}
 		if time.Now().After(deadline) {
 			stop()

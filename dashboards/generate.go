@@ -1,0 +1,3 @@
+package dashboards
+
+//go:generate go run ./gendashboards .

@@ -1,0 +1,150 @@
+package dashboards
+
+import (
+	"fmt"
+
+	c "github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+)
+
+// capacityPanel draws consumed against provisioned capacity of one
+// dimension, with the auto-scaling target and maximum as lines.
+func capacityPanel(dim, unit, consumed, provisioned string) panel {
+	return panel{kind: timeSeries, title: fmt.Sprintf("%s capacity: consumed, provisioned, auto-scaling target and max", title(dim)), unit: unit,
+		description: fmt.Sprintf("Consumed %[1]s capacity units per second (average over the rate window) against provisioned capacity. "+
+			"The target line is provisioned capacity times the auto-scaling target utilization: consumed above it for 2 minutes makes auto-scaling scale out. "+
+			"The max line is the auto-scaling maximum: provisioned capacity cannot go above it, so consumed pressing on max means the maximum is too low. "+
+			"On-demand tables show consumed only.", dim),
+		queries: []query{
+			{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(consumed, selTI)), legend: "consumed {{table}} {{index}}"},
+			{expr: sel(provisioned, selTI), legend: "provisioned {{table}} {{index}}"},
+			{expr: fmt.Sprintf("%s\n  * on (%s)\n%s", sel(provisioned, selTI), byTI, sel(c.AutoScalingTargetUtilization, selTI, `dimension="`+dim+`"`)),
+				legend: "auto-scaling target {{table}} {{index}}"},
+			{expr: sel(c.AutoScalingMaxCapacityUnits, selTI, `dimension="`+dim+`"`), legend: "auto-scaling max {{table}} {{index}}"},
+		}}
+}
+
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func tableBoard() board {
+	latencyBase := fmt.Sprintf("quantile_over_time(0.5, %s[%s] offset 1h)",
+		sel(c.SuccessfulRequestLatencyP99, selT), param("DynamoDBLatencyAboveBaseline", "latency_baseline_window"))
+	drift := number("DynamoDBReadWriteRatioDrift", "max_drift")
+	ratio7d := sel(c.CapacityReadWriteRatio, selTI, `window="7d"`)
+	capacity := []panel{
+		capacityPanel("read", unitRCU, consumedReadRate, c.ProvisionedReadCapacityUnits),
+		capacityPanel("write", unitWCU, consumedWriteRate, c.ProvisionedWriteCapacityUnits),
+		{kind: timeSeries, title: "Throttle events by cause", unit: unitPerSec,
+			lines: []float64{number("DynamoDBProvisionedThroughputThrottling", "min_throttles_per_second")},
+			description: "Throttle events per second (average over the rate window) by kind (read, write) and cause. provisioned_throughput: capacity or auto-scaling " +
+				"did not follow; key_range_throughput: a hot partition (3,000 RCU or 1,000 WCU per partition), which no mode fixes; max_on_demand_throughput: the " +
+				"table's on-demand maximum; account_limit: the account's quota. The dashed line is the pack's min_throttles_per_second.",
+			queries: []query{{expr: fmt.Sprintf("sum by (%s, kind, cause) (%s)", byTI, sel(throttleRate, selTI)), legend: "{{index}} {{kind}} {{cause}}"}}},
+		{kind: timeSeries, title: "Utilization against the auto-scaling target", unit: unitPercent,
+			lines: []float64{number("DynamoDBTargetUtilizationTooHigh", "max_target_utilization")},
+			description: "Consumed over provisioned capacity, read and write, with the auto-scaling target utilization. Utilization hovers near the target when " +
+				"auto-scaling works; above it for long, scaling lags or is capped by max. The dashed line is the pack's max_target_utilization: " +
+				"a target above it leaves no room for scaling delay (keep about 70%).",
+			queries: []query{
+				{expr: sel(readUtilization, selTI), legend: "read {{index}}"},
+				{expr: sel(writeUtilization, selTI), legend: "write {{index}}"},
+				{expr: sel(c.AutoScalingTargetUtilization, selTI), legend: "target {{dimension}} {{index}}"},
+			}},
+	}
+	latency := []panel{
+		{kind: timeSeries, title: "p99 latency against its own baseline", unit: unitSeconds, width: 24,
+			lines: []float64{number("DynamoDBLatencyAboveBaseline", "min_latency_seconds")},
+			description: fmt.Sprintf("Server-side p99 latency of successful requests by operation (last complete CloudWatch minute), its baseline "+
+				"(median p99 over %s ending an hour ago) and the alert level, %s times the baseline. p99 above the alert level and above the dashed "+
+				"line (min_latency_seconds) for 15 minutes raises DynamoDBLatencyAboveBaseline: on an on-demand table a hot partition shows here before it throttles. "+
+				"Client-side retries and network are not in it.",
+				param("DynamoDBLatencyAboveBaseline", "latency_baseline_window"), param("DynamoDBLatencyAboveBaseline", "latency_factor")),
+			queries: []query{
+				{expr: sel(c.SuccessfulRequestLatencyP99, selT), legend: "p99 {{operation}}"},
+				{expr: latencyBase, legend: "baseline {{operation}}"},
+				{expr: fmt.Sprintf("%s * %s", param("DynamoDBLatencyAboveBaseline", "latency_factor"), latencyBase), legend: "alert level {{operation}}"},
+			}},
+	}
+	shape := []panel{
+		{kind: timeSeries, title: "Read/write ratio: 1 day against 7 days, with the review band", unit: unitRatio,
+			description: fmt.Sprintf("Consumed read units over consumed write units over the last day and the rolling 7 days, with the band of plus or minus %.0f%% "+
+				"around the 7-day value. The 1-day ratio leaving the band means the workload changed (a new report, push or query): review the capacity mode.", drift*100),
+			queries: []query{
+				{expr: sel(c.CapacityReadWriteRatio, selTI, `window="1d"`), legend: "1 day {{index}}"},
+				{expr: ratio7d, legend: "7 days {{index}}"},
+				{expr: fmt.Sprintf("%s * %g", ratio7d, 1+drift), legend: "band high {{index}}"},
+				{expr: fmt.Sprintf("%s * %g", ratio7d, 1-drift), legend: "band low {{index}}"},
+			}},
+		{kind: timeSeries, title: "Peak-to-average (7 days)", unit: unitRatio,
+			description: "Peak (99th percentile of 1-minute rates) over mean consumed capacity in the last 7 days, read and write. Flat, sustained traffic " +
+				"(low values) suits provisioned capacity with auto-scaling; spiky traffic suits on-demand. Not a rule on its own: read it with the cost what-if.",
+			queries: []query{{expr: sel(c.CapacityPeakToAverage, selTI), legend: "{{dimension}} {{index}}"}}},
+		{kind: timeSeries, title: "Baselines: last week, last 4 weeks, surge week", unit: unitCU,
+			description: "Median of hourly consumed rates (read plus write units per second) over the last whole week (1w), the last 4 weeks (4w), the surge week " +
+				"and the weeks before it (pre_surge). A 4-week baseline near the surge week's long after the surge is a permanent shift.",
+			queries: []query{{expr: sel(c.CapacityBaselineUnits, selTI), legend: "{{window}} {{index}}"}}},
+		{kind: timeSeries, title: "Surge retention", unit: unitPercent,
+			lines: []float64{number("DynamoDBSurgeBecameBaseline", "min_retention")},
+			description: fmt.Sprintf("Current 4-week baseline over the surge week's baseline. At or above the dashed line (%s of the surge) %s weeks or more after the surge peak, "+
+				"the surge became the baseline: on an on-demand table chosen for the spike, review the mode. Absent when the history shows no surge.",
+				param("DynamoDBSurgeBecameBaseline", "min_retention"), param("DynamoDBSurgeBecameBaseline", "min_weeks_after_surge")),
+			queries: []query{{expr: sel(c.CapacitySurgeRetention, selTI), legend: "{{index}}"}}},
+	}
+	cost := []panel{
+		{kind: timeSeries, title: "Monthly cost in each mode (30-day what-if)", unit: unitUSD,
+			description: "Throughput cost per month of the table and its indexes from the last 30 days of actual consumption, on demand and provisioned (simulating " +
+				"target-tracking auto-scaling), scaled to 730 hours by the history available. The lower line is the cheaper mode. Storage, backups and streams are not in it.",
+			queries: []query{{expr: fmt.Sprintf("%s\n  * %d / ignoring (mode) group_left\n%s",
+				sel(c.CapacityCostDollars, selT, costWindow), secondsPerMonth, sel(c.CapacityTraceSeconds, selT, costWindow)), legend: "{{mode}}"}}},
+		{kind: timeSeries, title: "Monthly saving of switching mode", unit: unitUSD,
+			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_saving_dollars")},
+			description: "What switching to the other billing mode would save a month, from the last 7 and 30 days; negative: switching costs more. " +
+				"The dashed line is the pack's min_saving_dollars. A table switching mode often makes these figures meaningless (see the annotations).",
+			queries: []query{{expr: sel(c.CapacityMonthlySwitchSaving, selT), legend: "{{window}}"}}},
+		{kind: tablePanel, title: "Recommendation", unit: unitInfo, merge: true,
+			description: "The exporter's billing-mode recommendation per window: keep, switch_to_on_demand or switch_to_provisioned, with its reason: cheaper, " +
+				"saving_below_minimum, simulated_throttling (provisioned would throttle) or traffic_below_minimum (not worth the effort).",
+			queries: []query{{expr: fmt.Sprintf("max by (%s, window, recommendation, reason_code) (%s)", byT, sel(c.CapacityRecommendationInfo, selT)), instant: true, column: "-"}}},
+		{kind: timeSeries, title: "Requests provisioned capacity would throttle (what-if)", unit: unitCount,
+			description: "Request units the provisioned auto-scaling simulation throttles over the window, counting the scale-out delay and burst capacity. " +
+				"Not zero: switching to provisioned would throttle these spikes; keep on-demand or pre-scale.",
+			queries: []query{{expr: sel(c.CapacitySimulatedThrottled, selT), legend: "{{window}} {{dimension}}"}}},
+	}
+	storage := []panel{
+		{kind: timeSeries, title: "Table and index size", unit: "bytes",
+			description: "Storage size as DynamoDB reports it (refreshed about every six hours). Expired items still count until TTL deletes them.",
+			queries:     []query{{expr: sel(c.SizeBytes, selTI), legend: "{{table}} {{index}}"}}},
+		{kind: timeSeries, title: "Item count", unit: unitCount,
+			description: "Items as DynamoDB reports them (refreshed about every six hours), expired-but-not-deleted items included.",
+			queries:     []query{{expr: sel(c.Items, selTI), legend: "{{table}} {{index}}"}}},
+	}
+	return board{
+		uid: TableUID, title: "DynamoDB table detail", file: "table-detail.json",
+		description: "One table (pick it above): capacity against provisioned, target and max, throttles by cause, latency against its baseline, workload shape, cost what-if, billing-mode switches and alerts as annotations.",
+		rows: []row{
+			{title: "Capacity and throttles", panels: capacity},
+			{title: "Latency", panels: latency},
+			{title: "Workload shape", panels: shape},
+			{title: "Cost and mode", panels: cost},
+			{title: "Storage", panels: storage},
+		},
+		annotations: []annotation{
+			{name: "Switch to on-demand", color: "purple", title: "Switched to on-demand", text: "{{table}}",
+				expr: fmt.Sprintf("changes(%s[5m]) > 0", sel(c.LastSwitchToOnDemandTimestamp, selT))},
+			{name: "Switch to provisioned", color: "blue", title: "Switched to provisioned", text: "{{table}}",
+				expr: fmt.Sprintf("max by (%[1]s) (%[2]s)\n  and on (%[1]s)\nmax by (%[1]s) (%[3]s offset 5m)", byT,
+					sel(c.TableInfo, selT, `billing_mode="PROVISIONED"`), sel(c.TableInfo, selT, `billing_mode="PAY_PER_REQUEST"`))},
+			alertAnnotation(selT),
+		},
+	}
+}
+
+// alertAnnotation marks the pack's alerts firing on the selected tables.
+func alertAnnotation(selector string) annotation {
+	return annotation{name: "Alerts firing", color: "red", title: "{{alertname}}", text: "{{table}} {{index}} {{severity}}",
+		expr: fmt.Sprintf(`ALERTS{alertstate="firing", alertname=~"DynamoDB.*", %s}`, selector)}
+}

@@ -1,0 +1,420 @@
+// Package report writes the capacity report and the TTL audit for people and
+// scripts that do not use Grafana: JSON (schemas in docs/capacity-report.md
+// and docs/ttl-audit.md), Markdown for a ticket, and self-contained HTML
+// files (inline styles and SVG charts, nothing loaded from anywhere), and the
+// fleet summary of the exporter's landing page.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+)
+
+// SchemaVersion is the version of the JSON schemas of the capacity report
+// and the TTL audit; it changes when a field is removed or changes meaning.
+const SchemaVersion = 1
+
+// capacityReportDoc is the JSON document of `capacity report --format json`.
+type capacityReportDoc struct {
+	SchemaVersion int              `json:"schema_version"`
+	GeneratedAt   time.Time        `json:"generated_at"`
+	Tables        []capacityTableJ `json:"tables"`
+}
+
+type capacityTableJ struct {
+	Account  string       `json:"account"`
+	Region   string       `json:"region"`
+	Table    string       `json:"table"`
+	Mode     string       `json:"billing_mode"`
+	Traffic  []trafficJ   `json:"traffic"`
+	Costs    []costJ      `json:"costs"`
+	History  *historyJ    `json:"history"`
+	Error    string       `json:"error,omitempty"`
+	Verdict  *verdictJ    `json:"verdict"`
+	readable *capacityRow // for the HTML and Markdown views
+}
+
+type trafficJ struct {
+	Index               string   `json:"index"`
+	ReadWriteRatio1d    *float64 `json:"read_write_ratio_1d"`
+	ReadWriteRatio7d    *float64 `json:"read_write_ratio_7d"`
+	ReadWriteDrift      *float64 `json:"read_write_drift"`
+	PeakToAverageRead   *float64 `json:"peak_to_average_read"`
+	PeakToAverageWrite  *float64 `json:"peak_to_average_write"`
+	Baseline1wUnits     *float64 `json:"baseline_1w_units_per_second"`
+	Baseline4wUnits     *float64 `json:"baseline_4w_units_per_second"`
+	SurgeRetention      *float64 `json:"surge_retention"`
+	SecondsSinceSurgePk *float64 `json:"seconds_since_surge_peak"`
+}
+
+type costJ struct {
+	Window                string  `json:"window"`
+	CoveredSeconds        float64 `json:"covered_seconds"`
+	OnDemandUSD           float64 `json:"on_demand_usd"`
+	ProvisionedUSD        float64 `json:"provisioned_usd"`
+	MonthlyOnDemandUSD    float64 `json:"monthly_on_demand_usd"`
+	MonthlyProvisionedUSD float64 `json:"monthly_provisioned_usd"`
+	MonthlySavingUSD      float64 `json:"monthly_saving_usd"`
+	ThrottledUnits        float64 `json:"throttled_units"`
+	Recommendation        string  `json:"recommendation"`
+	RecommendedMode       string  `json:"recommended_mode"`
+	ReasonCode            string  `json:"reason_code"`
+	Reason                string  `json:"reason"`
+}
+
+type verdictJ struct {
+	Window         string `json:"window"`
+	Recommendation string `json:"recommendation"`
+	ReasonCode     string `json:"reason_code"`
+	Reason         string `json:"reason"`
+}
+
+type historyJ struct {
+	Start            time.Time `json:"start"`
+	StepSeconds      int       `json:"step_seconds"`
+	ConsumedRead     []float64 `json:"consumed_read_units_per_second"`
+	ConsumedWrite    []float64 `json:"consumed_write_units_per_second"`
+	ProvisionedRead  []float64 `json:"provisioned_read_units_per_second"`
+	ProvisionedWrite []float64 `json:"provisioned_write_units_per_second"`
+}
+
+// capacityRow is what the Markdown and HTML views show of a table.
+type capacityRow struct {
+	costs *costJ // the longest window's
+}
+
+// finite returns a pointer to v, or nil for NaN and infinities (JSON null).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// usd writes dollars with the sign first: -$1.03.
+func usd(v float64) string {
+	if v < 0 {
+		return fmt.Sprintf("-$%.2f", -v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// capacityDoc turns the collector's reports into the report document.
+func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReportDoc {
+	doc := capacityReportDoc{SchemaVersion: SchemaVersion, GeneratedAt: now.UTC(), Tables: []capacityTableJ{}}
+	for _, r := range reports {
+		t := capacityTableJ{Account: r.Account, Region: r.Region, Table: r.Table, Mode: string(r.Mode),
+			Traffic: []trafficJ{}, Costs: []costJ{}, readable: &capacityRow{}}
+		if r.Err != nil {
+			t.Error = r.Err.Error()
+		}
+		for _, f := range r.Traffic {
+			tj := trafficJ{Index: f.Index, ReadWriteRatio1d: finite(f.Ratio1d), ReadWriteRatio7d: finite(f.Ratio7d),
+				ReadWriteDrift: finite(f.Drift), PeakToAverageRead: finite(f.PeakToAverage[0]), PeakToAverageWrite: finite(f.PeakToAverage[1]),
+				Baseline1wUnits: finite(f.Baseline1w), Baseline4wUnits: finite(f.Baseline4w)}
+			if f.Surge != nil {
+				tj.SurgeRetention = finite(f.Surge.Retention)
+				tj.SecondsSinceSurgePk = finite(f.Surge.SincePeak.Seconds())
+			}
+			t.Traffic = append(t.Traffic, tj)
+		}
+		for _, c := range r.Costs {
+			e := c.Evaluation
+			t.Costs = append(t.Costs, costJ{Window: c.Window, CoveredSeconds: c.Covered.Seconds(),
+				OnDemandUSD: round2(e.OnDemand.Total()), ProvisionedUSD: round2(e.Provisioned.Total()),
+				MonthlyOnDemandUSD: round2(e.MonthlyOnDemand), MonthlyProvisionedUSD: round2(e.MonthlyProvisioned),
+				MonthlySavingUSD: round2(e.MonthlySaving), ThrottledUnits: math.Round(e.Throttled.Total()),
+				Recommendation: string(e.Recommendation.Action), RecommendedMode: string(e.Recommendation.Mode),
+				ReasonCode: string(e.Recommendation.Code), Reason: e.Recommendation.Reason})
+		}
+		if n := len(t.Costs); n > 0 {
+			last := t.Costs[n-1]
+			t.readable.costs = &t.Costs[n-1]
+			t.Verdict = &verdictJ{Window: last.Window, Recommendation: last.Recommendation, ReasonCode: last.ReasonCode, Reason: last.Reason}
+		}
+		if h := r.Hourly; len(h.ConsumedRead) > 0 {
+			t.History = &historyJ{Start: h.Start.UTC(), StepSeconds: 3600,
+				ConsumedRead: rounded(h.ConsumedRead), ConsumedWrite: rounded(h.ConsumedWrite),
+				ProvisionedRead: rounded(h.ProvisionedRead), ProvisionedWrite: rounded(h.ProvisionedWrite)}
+		}
+		doc.Tables = append(doc.Tables, t)
+	}
+	return doc
+}
+
+// rounded keeps three significant decimals: the JSON stays readable and
+// the charts lose nothing.
+func rounded(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Round(x*1000) / 1000
+	}
+	return out
+}
+
+// CapacityJSON writes the capacity report as JSON.
+func CapacityJSON(w io.Writer, reports []collectors.TableReport, now time.Time) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(capacityDoc(reports, now)); err != nil {
+		return fmt.Errorf("writing the report as JSON: %w", err)
+	}
+	return nil
+}
+
+// mdCell escapes a Markdown table cell.
+func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+
+func optNum(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", *p)
+}
+
+func optPct(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	if math.Abs(100**p) < 0.5 {
+		return "0%" // not -0%
+	}
+	return fmt.Sprintf("%+.0f%%", 100**p)
+}
+
+// CapacityMarkdown writes the capacity report as Markdown.
+func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Time) error {
+	doc := capacityDoc(reports, now)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# DynamoDB capacity review\n\nGenerated %s by `dynamodb_exporter capacity report`. Costs are throughput only "+
+		"(storage, backups and streams are out of scope), from the window's actual consumption; provisioned simulates target-tracking auto-scaling.\n\n",
+		doc.GeneratedAt.Format(time.RFC3339))
+	b.WriteString("## Recommendations\n\n| Account | Region | Table | Mode | Window | On-demand / month | Provisioned / month | Saving if switched / month | Recommendation | Reason |\n|---|---|---|---|---|---:|---:|---:|---|---|\n")
+	for _, t := range doc.Tables {
+		c := t.readable.costs
+		if c == nil {
+			reason := "less than an hour of history"
+			if t.Error != "" {
+				reason = t.Error
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | - | - | - | - | - | %s |\n", mdCell(t.Account), mdCell(t.Region), mdCell(t.Table), t.Mode, mdCell(reason))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s |\n", mdCell(t.Account), mdCell(t.Region), mdCell(t.Table), t.Mode,
+			c.Window, usd(c.MonthlyOnDemandUSD), usd(c.MonthlyProvisionedUSD), usd(c.MonthlySavingUSD), c.Recommendation, c.ReasonCode, mdCell(c.Reason))
+	}
+	b.WriteString("\n## Traffic\n\nRatios over 1 day and the rolling 7 days (review beyond ±30% drift); peak-to-average over 7 days; baselines are median hourly read+write units/s.\n\n")
+	b.WriteString("| Table | Index | R/W 1d | R/W 7d | Drift | Peak/avg read | Peak/avg write | Baseline 1w | Baseline 4w | Surge retention |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, t := range doc.Tables {
+		for _, f := range t.Traffic {
+			index := f.Index
+			if index == "" {
+				index = "(table)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(t.Table), mdCell(index),
+				optNum(f.ReadWriteRatio1d), optNum(f.ReadWriteRatio7d), optPct(f.ReadWriteDrift), optNum(f.PeakToAverageRead),
+				optNum(f.PeakToAverageWrite), optNum(f.Baseline1wUnits), optNum(f.Baseline4wUnits), optNum(f.SurgeRetention))
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// chart is an inline SVG line chart.
+type chart struct {
+	Title  string
+	Width  int
+	Height int
+	Lines  []chartLine
+	YMax   string
+	Ticks  []chartTick
+	Empty  bool
+}
+
+type chartLine struct {
+	Name, Color, Points string
+	Dashed              bool
+}
+
+type chartTick struct {
+	X     float64
+	Label string
+}
+
+// lineChart draws series (hourly values from start) on one y axis from 0.
+func lineChart(title string, start time.Time, step time.Duration, names, colors []string, dashed []bool, series [][]float64) chart {
+	const w, h, pad = 560, 160, 4
+	c := chart{Title: title, Width: w, Height: h}
+	n, top := 0, 0.0
+	for _, s := range series {
+		n = max(n, len(s))
+		for _, v := range s {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				top = math.Max(top, v)
+			}
+		}
+	}
+	if n < 2 || top <= 0 {
+		c.Empty = true
+		return c
+	}
+	c.YMax = fmt.Sprintf("%.3g", top)
+	for i, s := range series {
+		var pts []string
+		for j, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			x := pad + float64(j)*float64(w-2*pad)/float64(n-1)
+			y := float64(h-pad) - v/top*float64(h-2*pad)
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
+		}
+		c.Lines = append(c.Lines, chartLine{Name: names[i], Color: colors[i], Points: strings.Join(pts, " "), Dashed: dashed[i]})
+	}
+	// A tick at each week boundary from the start.
+	for j := 0; j < n; j++ {
+		t := start.Add(time.Duration(j) * step)
+		if t.Weekday() == time.Monday && (step >= 24*time.Hour || t.Hour() == 0) {
+			c.Ticks = append(c.Ticks, chartTick{X: pad + float64(j)*float64(w-2*pad)/float64(n-1), Label: t.Format("Jan 2")})
+		}
+	}
+	return c
+}
+
+// dailyRatio is consumed reads over writes day by day from the hourly rates.
+func dailyRatio(read, write []float64) []float64 {
+	var out []float64
+	for d := 0; d*24 < len(read); d++ {
+		var r, w float64
+		for i := d * 24; i < min((d+1)*24, len(read), len(write)); i++ {
+			r += read[i]
+			w += write[i]
+		}
+		if w > 0 {
+			out = append(out, r/w)
+		} else {
+			out = append(out, math.NaN())
+		}
+	}
+	return out
+}
+
+type htmlTable struct {
+	capacityTableJ
+	Cost   *costJ
+	Charts []chart
+	Notes  []string
+}
+
+var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
+	"usd":  usd,
+	"num":  optNum,
+	"pct":  optPct,
+	"time": func(t time.Time) string { return t.Format("2006-01-02 15:04 MST") },
+	"days": func(s float64) string { return fmt.Sprintf("%.1f days", s/86400) },
+	"neg":  func(v float64) bool { return v < 0 },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>DynamoDB capacity review</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1200px; color: #1d2330; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; }
+.meta { color: #5a6270; margin-top: 0; }
+table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: .9rem; }
+th, td { border-bottom: 1px solid #dde1e7; padding: .35rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f3f5f8; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+section.table { border: 1px solid #dde1e7; border-radius: 6px; padding: .5rem 1rem 1rem; margin: 1.5rem 0; }
+section.table h2 { font-size: 1.2rem; }
+.verdict { font-weight: 600; }
+.switch { color: #a0350f; }
+.keep { color: #1f6f3f; }
+.charts { display: flex; flex-wrap: wrap; gap: 1rem; }
+figure { margin: 0; }
+figcaption { font-size: .85rem; color: #5a6270; }
+.legend span { margin-right: 1rem; font-size: .8rem; }
+.legend i { display: inline-block; width: 18px; height: 0; vertical-align: middle; margin-right: 4px; }
+svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
+.neg { color: #a0350f; }
+</style>
+</head>
+<body>
+<h1>DynamoDB capacity review</h1>
+<p class="meta">Generated {{time .GeneratedAt}} by <code>dynamodb_exporter capacity report</code>. Costs are throughput only (storage, backups and streams are out of scope), from actual consumption; "provisioned" simulates target-tracking auto-scaling.</p>
+<table>
+<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>Window</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th></tr></thead>
+<tbody>
+{{range .Tables}}<tr><td><a href="#t-{{.Account}}-{{.Region}}-{{.Table}}">{{.Table}}</a></td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td>{{.Window}}</td><td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if neg .MonthlySavingUSD}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td>{{.Recommendation}} ({{.ReasonCode}})</td>{{else}}<td colspan="5">no cost what-if{{with .Error}}: {{.}}{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{range .Tables}}
+<section class="table" id="t-{{.Account}}-{{.Region}}-{{.Table}}">
+<h2>{{.Table}} <small>({{.Account}}, {{.Region}}, {{.Mode}})</small></h2>
+{{with .Cost}}<p class="verdict {{if eq .Recommendation "keep"}}keep{{else}}switch{{end}}">{{.Recommendation}} ({{.ReasonCode}}): {{.Reason}}</p>
+<p>Over {{days .CoveredSeconds}} of actual consumption: on demand {{usd .OnDemandUSD}}, provisioned with auto-scaling {{usd .ProvisionedUSD}}; a month: {{usd .MonthlyOnDemandUSD}} on demand, {{usd .MonthlyProvisionedUSD}} provisioned.{{if gt .ThrottledUnits 0.0}} Provisioned capacity would have throttled {{printf "%.0f" .ThrottledUnits}} request units.{{end}}</p>{{end}}
+{{with .Error}}<p class="switch">No cost what-if: {{.}}</p>{{end}}
+{{range .Notes}}<p>{{.}}</p>{{end}}
+<div class="charts">
+{{range .Charts}}{{$c := .}}<figure>
+<figcaption>{{.Title}}{{if not .Empty}} (0 to {{.YMax}}){{end}}</figcaption>
+{{if .Empty}}<p>No data to chart.</p>{{else}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
+{{range .Ticks}}<line x1="{{.X}}" y1="0" x2="{{.X}}" y2="{{$c.Height}}" stroke="#e3e6ea"/><text x="{{.X}}" y="12" font-size="10" fill="#8a919c">{{.Label}}</text>
+{{end}}{{range .Lines}}<polyline fill="none" stroke="{{.Color}}" stroke-width="1.5"{{if .Dashed}} stroke-dasharray="4 3"{{end}} points="{{.Points}}"/>
+{{end}}</svg>
+<div class="legend">{{range .Lines}}<span><i style="border-top: 3px {{if .Dashed}}dashed{{else}}solid{{end}} {{.Color}}"></i>{{.Name}}</span>{{end}}</div>{{end}}
+</figure>
+{{end}}</div>
+<table>
+<thead><tr><th>Index</th><th>R/W 1d</th><th>R/W 7d</th><th>Drift</th><th>Peak/avg read</th><th>Peak/avg write</th><th>Baseline 1w</th><th>Baseline 4w</th><th>Surge retention</th></tr></thead>
+<tbody>
+{{range .Traffic}}<tr><td>{{if .Index}}{{.Index}}{{else}}(table){{end}}</td><td class="n">{{num .ReadWriteRatio1d}}</td><td class="n">{{num .ReadWriteRatio7d}}</td><td class="n">{{pct .ReadWriteDrift}}</td><td class="n">{{num .PeakToAverageRead}}</td><td class="n">{{num .PeakToAverageWrite}}</td><td class="n">{{num .Baseline1wUnits}}</td><td class="n">{{num .Baseline4wUnits}}</td><td class="n">{{num .SurgeRetention}}</td></tr>
+{{end}}</tbody>
+</table>
+</section>
+{{end}}
+</body>
+</html>
+`))
+
+// CapacityHTML writes the capacity report as one self-contained HTML file.
+func CapacityHTML(w io.Writer, reports []collectors.TableReport, now time.Time) error {
+	doc := capacityDoc(reports, now)
+	view := struct {
+		GeneratedAt time.Time
+		Tables      []htmlTable
+	}{GeneratedAt: doc.GeneratedAt}
+	for _, t := range doc.Tables {
+		ht := htmlTable{capacityTableJ: t, Cost: t.readable.costs}
+		if h := t.History; h != nil {
+			ht.Charts = append(ht.Charts,
+				lineChart("Capacity, last 30 days (units/s, hourly means)", h.Start, time.Hour,
+					[]string{"consumed read", "provisioned read (simulated)", "consumed write", "provisioned write (simulated)"},
+					[]string{"#1f77b4", "#1f77b4", "#d62728", "#d62728"}, []bool{false, true, false, true},
+					[][]float64{h.ConsumedRead, h.ProvisionedRead, h.ConsumedWrite, h.ProvisionedWrite}),
+				lineChart("Read/write ratio, last 30 days (daily)", h.Start, 24*time.Hour,
+					[]string{"consumed reads / writes"}, []string{"#6a3d9a"}, []bool{false},
+					[][]float64{dailyRatio(h.ConsumedRead, h.ConsumedWrite)}))
+		} else if t.Error == "" {
+			ht.Notes = append(ht.Notes, "Less than an hour of history: no cost what-if and no chart yet.")
+		}
+		view.Tables = append(view.Tables, ht)
+	}
+	if err := capacityHTML.Execute(w, view); err != nil {
+		return fmt.Errorf("writing the report as HTML: %w", err)
+	}
+	return nil
+}

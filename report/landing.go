@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+)
+
+// Landing describes the exporter's landing page.
+type Landing struct {
+	// Version is the exporter's version line.
+	Version string
+	// MetricsPath is where the metrics are served.
+	MetricsPath string
+	// Reports are the capacity collector's last figures; none before its
+	// first run, or when it is disabled.
+	Reports []collectors.TableReport
+	// CapacityEnabled is false when the capacity collector is disabled.
+	CapacityEnabled bool
+	// Now is when the page is served.
+	Now time.Time
+}
+
+var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"usd": usd}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>DynamoDB Exporter</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1200px; color: #1d2330; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; }
+.meta { color: #5a6270; margin-top: 0; }
+table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: .9rem; }
+th, td { border-bottom: 1px solid #dde1e7; padding: .35rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f3f5f8; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.neg { color: #a0350f; }
+.switch { color: #a0350f; font-weight: 600; }
+</style>
+</head>
+<body>
+<h1>DynamoDB Exporter</h1>
+<p class="meta">Prometheus exporter for Amazon DynamoDB capacity and TTL health. {{.Version}}</p>
+<p><a href="{{.MetricsPath}}">Metrics</a></p>
+<h2>Fleet summary</h2>
+{{if not .CapacityEnabled}}<p>The capacity collector is disabled (collectors.capacity): no cost figures.</p>
+{{else if not .Tables}}<p>No capacity figures yet: the capacity collector has not completed its first run.</p>
+{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; storage, backups and streams are out of scope). Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
+<table>
+<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th></tr></thead>
+<tbody>
+{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if ne .Recommendation "keep"}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>{{end}}
+</body>
+</html>
+`))
+
+// LandingHTML writes the landing page: a link to the metrics and the fleet
+// summary of the capacity report, the tables with the largest monthly saving
+// first.
+func LandingHTML(w io.Writer, l Landing) error {
+	doc := capacityDoc(l.Reports, l.Now)
+	var rows []htmlTable
+	for _, t := range doc.Tables {
+		rows = append(rows, htmlTable{capacityTableJ: t, Cost: t.readable.costs})
+	}
+	saving := func(r htmlTable) float64 {
+		if r.Cost == nil {
+			return -1e18
+		}
+		return r.Cost.MonthlySavingUSD
+	}
+	for i := 1; i < len(rows); i++ { // stable insertion sort, largest saving first
+		for j := i; j > 0 && saving(rows[j]) > saving(rows[j-1]); j-- {
+			rows[j], rows[j-1] = rows[j-1], rows[j]
+		}
+	}
+	view := struct {
+		Landing
+		Tables    []htmlTable
+		Generated string
+	}{Landing: l, Tables: rows, Generated: doc.GeneratedAt.Format("2006-01-02 15:04 MST")}
+	if err := landingHTML.Execute(w, view); err != nil {
+		return fmt.Errorf("writing the landing page: %w", err)
+	}
+	return nil
+}
