@@ -202,13 +202,13 @@ func TestIAMPolicyIsLeastPrivilege(t *testing.T) {
 
 	out.Reset()
 	auditCmd := &ttlAuditCmd{Table: "catalog-healthy", SampleItems: 200, Budget: 100, MaxReadRate: 1e6}
-	if err := audit(ctx, r.app.Targets[0], auditCmd, &out, false, r.clk.Now()); err != nil {
+	if err := audit(ctx, r.app.Targets[0], auditCmd, &out, &out, false, r.clk.Now()); err != nil {
 		t.Errorf("ttl audit: %v\n%s", err, out.String())
 	}
 	byCommand["ttl audit"] = r.calledActions(t)
 
 	out.Reset()
-	if err := capacityReport(ctx, r.app, "", slog.New(slog.DiscardHandler), &out); err != nil {
+	if err := capacityReport(ctx, r.app, "", "table", slog.New(slog.DiscardHandler), &out); err != nil {
 		t.Errorf("capacity report: %v\n%s", err, out.String())
 	}
 	byCommand["capacity report"] = r.calledActions(t)

@@ -257,7 +257,7 @@ collectors:
 	add("check failures", strings.Join(res.Failed, "\n"))
 	for _, table := range []string{"leak-sessions", "faults-secret", "no-such-table"} {
 		out.Reset()
-		err := audit(context.Background(), app.Targets[0], &ttlAuditCmd{Table: table, SampleItems: 300, Budget: 200, MaxReadRate: 1e6}, &out, false, clk.Now())
+		err := audit(context.Background(), app.Targets[0], &ttlAuditCmd{Table: table, SampleItems: 300, Budget: 200, MaxReadRate: 1e6}, &out, &out, false, clk.Now())
 		add("ttl audit "+table+" output", out.String())
 		if err != nil {
 			add("ttl audit "+table+" error", err.Error())
@@ -268,7 +268,7 @@ collectors:
 	}
 	for _, table := range []string{"", "faults-secret"} {
 		out.Reset()
-		err := capacityReport(context.Background(), app, table, logger, &out)
+		err := capacityReport(context.Background(), app, table, "table", logger, &out)
 		add("capacity report "+table+" output", out.String())
 		if err != nil {
 			add("capacity report "+table+" error", err.Error())

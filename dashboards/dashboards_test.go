@@ -169,9 +169,10 @@ func TestVariables(t *testing.T) {
 
 // allowedName reports whether a dashboard may read a metric: a catalogued
 // family (a histogram's series included), a series the alert pack records,
-// or ALERTS, Prometheus's own series of the pack's alerts.
+// or a series Prometheus itself writes: ALERTS (the pack's alerts) and up
+// (the scrape of the exporter, which DynamoDBExporterDown reads).
 func allowedName(name string) bool {
-	if name == "ALERTS" || recorded[name] {
+	if name == "ALERTS" || name == "up" || recorded[name] {
 		return true
 	}
 	if _, ok := catalogue.Lookup(name); ok {
@@ -237,7 +238,7 @@ func TestMetricNames(t *testing.T) {
 			t.Errorf("MetricNames(%s) = %v, want %v", expr, got, want)
 		}
 	}
-	if allowedName("dynamodb_bogus_total") || allowedName("up") || allowedName("dynamodb:x:rate") || allowedName("dynamodb_items_bucket") {
+	if allowedName("dynamodb_bogus_total") || allowedName("node_up") || allowedName("dynamodb:x:rate") || allowedName("dynamodb_items_bucket") {
 		t.Error("allowedName accepts a name that is neither catalogued nor recorded")
 	}
 	if !allowedName(catalogue.TTLLiveItemRemainingLifetime+"_bucket") || !allowedName("dynamodb:ttl_deleted_items:rate1h") {
@@ -313,9 +314,8 @@ func TestAlertPanelIDsAreStable(t *testing.T) {
 // viewPanelLink finds links to the alerts dashboard's panels.
 var viewPanelLink = regexp.MustCompile(`/d/` + AlertsUID + `\?viewPanel=(\d+)`)
 
-// TestRunbookLinksPointAtAlertPanels: a runbook that links the alerts
-// dashboard links its own alert's panel. Runbooks without the link yet are
-// listed (their line is RunbookLine).
+// TestRunbookLinksPointAtAlertPanels: every runbook links its own alert's
+// panel on the alerts dashboard (the line RunbookLine gives).
 func TestRunbookLinksPointAtAlertPanels(t *testing.T) {
 	var missing []string
 	for _, g := range alerts.Pack() {
@@ -340,6 +340,47 @@ func TestRunbookLinksPointAtAlertPanels(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Logf("runbooks without a link to their panel yet: %v", missing)
+		t.Errorf("runbooks without a link to their panel (add the line dashboards.RunbookLine gives under the header): %v", missing)
+	}
+}
+
+// alertRow is a row of the failure-mode table in alerts/README.md that names
+// an alert of the pack.
+var alertRow = regexp.MustCompile("(?m)^\\| [^|]+ \\| `(DynamoDB\\w+)` \\|.*$")
+
+// TestFailureModeTableLinksAlertPanels: each row of the failure mode → alert
+// → runbook → dashboard panel table in alerts/README.md links its alert's
+// own panel, and every alert of the pack has a row.
+func TestFailureModeTableLinksAlertPanels(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "alerts", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "## Failure mode → alert → runbook → dashboard panel")
+	end := strings.Index(text, "## Cross-talk matrix")
+	if start < 0 || end < start {
+		t.Fatal("alerts/README.md: no failure-mode table before the cross-talk matrix")
+	}
+	rows := map[string]bool{}
+	for _, m := range alertRow.FindAllStringSubmatch(text[start:end], -1) {
+		alert, row := m[1], m[0]
+		rows[alert] = true
+		links := viewPanelLink.FindAllStringSubmatch(row, -1)
+		if len(links) == 0 {
+			t.Errorf("failure-mode row of %s links no panel, want %s", alert, AlertPanelPath(alert))
+		}
+		for _, l := range links {
+			if l[1] != strconv.FormatUint(uint64(AlertPanelID(alert)), 10) {
+				t.Errorf("failure-mode row of %s links panel %s, want %d", alert, l[1], AlertPanelID(alert))
+			}
+		}
+	}
+	for _, g := range alerts.Pack() {
+		for _, r := range g.Rules {
+			if r.Alert != "" && !rows[r.Alert] {
+				t.Errorf("alert %s has no row in the failure-mode table of alerts/README.md", r.Alert)
+			}
+		}
 	}
 }

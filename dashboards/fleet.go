@@ -133,11 +133,12 @@ func fleetBoard() board {
 				{expr: fmt.Sprintf("topk(10, %s)", sel(readUtilization, selTI)), legend: "read {{table}} {{index}}"},
 				{expr: fmt.Sprintf("topk(10, %s)", sel(writeUtilization, selTI)), legend: "write {{table}} {{index}}"},
 			}},
-		{kind: timeSeries, title: "Monthly saving of switching mode, by table", unit: unitUSD,
-			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_saving_dollars")},
-			description: "For each table, what switching to the other billing mode would save a month (30-day what-if); negative: switching costs more. " +
-				"The dashed line is the alert pack's min_saving_dollars: above it an on-demand table with a sustained workload raises DynamoDBOnDemandSustainedWorkload.",
-			queries: []query{{expr: sel(c.CapacityMonthlySwitchSaving, selT, costWindow), legend: "{{table}}"}}},
+		{kind: timeSeries, title: "Monthly saving of provisioned capacity over on-demand, by table", unit: unitUSD,
+			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_monthly_spend_dollars")},
+			description: "For each table, on-demand cost minus provisioned cost (with auto-scaling) per month, from the last 30 days of consumption, whatever the table's mode: " +
+				"positive when provisioned is cheaper, negative when on-demand is; its sign does not flip when the table switches mode. " +
+				"The dashed line is the alert pack's min_monthly_spend_dollars: above it a settled on-demand table with a sustained workload raises DynamoDBOnDemandSustainedWorkload.",
+			queries: []query{{expr: sel(c.CapacityProvisionedSaving, selT, costWindow), legend: "{{table}}"}}},
 		{kind: tablePanel, title: "Firing alerts of the pack", unit: unitInfo,
 			description: "Alerts of the pack firing now, one row each, with their labels: alertname, severity, account, region, table (and index). " +
 				"Open the DynamoDB alerts dashboard for the panel of each alert.",

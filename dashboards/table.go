@@ -100,11 +100,12 @@ func tableBoard() board {
 				"target-tracking auto-scaling), scaled to 730 hours by the history available. The lower line is the cheaper mode. Storage, backups and streams are not in it.",
 			queries: []query{{expr: fmt.Sprintf("%s\n  * %d / ignoring (mode) group_left\n%s",
 				sel(c.CapacityCostDollars, selT, costWindow), secondsPerMonth, sel(c.CapacityTraceSeconds, selT, costWindow)), legend: "{{mode}}"}}},
-		{kind: timeSeries, title: "Monthly saving of switching mode", unit: unitUSD,
-			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_saving_dollars")},
-			description: "What switching to the other billing mode would save a month, from the last 7 and 30 days; negative: switching costs more. " +
-				"The dashed line is the pack's min_saving_dollars. A table switching mode often makes these figures meaningless (see the annotations).",
-			queries: []query{{expr: sel(c.CapacityMonthlySwitchSaving, selT), legend: "{{window}}"}}},
+		{kind: timeSeries, title: "Monthly saving of provisioned capacity over on-demand", unit: unitUSD,
+			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_monthly_spend_dollars")},
+			description: "On-demand cost minus provisioned cost (with auto-scaling) per month, from the last 7 and 30 days, whatever the table's current mode: " +
+				"positive when provisioned is cheaper. Its sign does not flip when the table switches mode, so it stays readable on a table that churns (see the annotations). " +
+				"The dashed line is the pack's min_monthly_spend_dollars.",
+			queries: []query{{expr: sel(c.CapacityProvisionedSaving, selT), legend: "{{window}}"}}},
 		{kind: tablePanel, title: "Recommendation", unit: unitInfo, merge: true,
 			description: "The exporter's billing-mode recommendation per window: keep, switch_to_on_demand or switch_to_provisioned, with its reason: cheaper, " +
 				"saving_below_minimum, simulated_throttling (provisioned would throttle) or traffic_below_minimum (not worth the effort).",
