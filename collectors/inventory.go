@@ -48,8 +48,8 @@ func (t *Table) BillingMode() string {
 // writes the described tables that pass every filter, and the other
 // collectors read the latter.
 type Inventory struct {
-	mu     sync.RWMutex
-	names  map[string][]string
+	mu    sync.RWMutex
+	names map[string][]string
 	// selected counts, per target, the names that passed the name filters
 	// before sharding kept this replica's share.
 	selected map[string]int
