@@ -1,0 +1,5 @@
+// Package deploy holds the deployment files (the Helm chart in helm/, the
+// Compose stack docker-compose.yml with its Prometheus and Grafana
+// configuration) and the tests that check them, with the systemd unit and
+// the IRSA trust policy of examples/.
+package deploy
