@@ -2,8 +2,7 @@ package deploy
 
 import (
 	"bytes"
-	"flag"
-	"os"
+		"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -19,11 +18,9 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 )
 
-var update = flag.Bool("update", false, "regenerate the chart's files/prometheusrule.yaml from the alert pack")
-
 const (
 	chartDir     = "helm/dynamodb-exporter"
-	ruleFile     = chartDir + "/files/prometheusrule.yaml"
+	ruleFile     = chartDir + "/files/prometheusrule.yml"
 	shardedValue = chartDir + "/ci/sharded-values.yaml"
 	release      = "dynamodb-exporter"
 	namespace    = "monitoring"
@@ -35,25 +32,20 @@ const (
 
 // TestChartPrometheusRuleIsThePack keeps the chart's PrometheusRule file the
 // output of `dynamodb_exporter alerts render --format prometheus-operator`
-// with the shipped defaults; go test ./deploy -run PrometheusRuleIsThePack
-// -update rewrites it.
+// with the shipped defaults; go generate ./deploy rewrites it with that
+// very command.
 func TestChartPrometheusRuleIsThePack(t *testing.T) {
 	// nil: the shipped defaults, as alerts render without --config.
 	want, err := alerts.RenderOperator(nil, "dynamodb-exporter")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(ruleFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	got, err := os.ReadFile(ruleFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from `dynamodb_exporter alerts render --format prometheus-operator`: regenerate it with go test ./deploy -run TestChartPrometheusRuleIsThePack -update", ruleFile)
+		t.Fatalf("%s differs from `dynamodb_exporter alerts render --format prometheus-operator`: regenerate it with go generate ./deploy", ruleFile)
 	}
 }
 
