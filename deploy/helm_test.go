@@ -2,7 +2,7 @@ package deploy
 
 import (
 	"bytes"
-		"os"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
