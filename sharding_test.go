@@ -166,7 +166,7 @@ func TestShardsSplitTheDemoAccount(t *testing.T) {
 		if len(r.tables) == 0 || len(r.tables) > len(whole.tables)/2 {
 			t.Errorf("%s polls %d of %d tables, far from a third", r.name, len(r.tables), len(whole.tables))
 		}
-		t.Logf("%s: %d tables, %d CloudWatch metrics per cycle", r.name, len(r.tables), r.res.Queried)
+		t.Logf("%s: %d tables, %d CloudWatch metrics per cycle, %d ListMetrics requests", r.name, len(r.tables), r.res.Queried, r.res.ListPages)
 	}
 	if got, want := slices.Sorted(maps.Keys(owner)), slices.Sorted(maps.Keys(whole.tables)); !slices.Equal(got, want) {
 		t.Errorf("union of the shards' tables\n  %v\ndiffers from the unsharded set\n  %v", got, want)
