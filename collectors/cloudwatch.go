@@ -487,9 +487,13 @@ type listedMetric struct {
 
 // accountLevel reports whether this replica queries the target's series
 // with no table: unless SkipAccountLevel is set (a shard other than the
-// first), when the target has tables to monitor on any shard.
+// first), when it monitors tables there, or when other shards hold some.
 func (c *CloudWatch) accountLevel(t *awsclient.Target) bool {
-	return !c.settings.SkipAccountLevel && c.inventory.Selected(t.Key()) > 0
+	if c.settings.SkipAccountLevel {
+		return false
+	}
+	key := t.Key()
+	return len(c.inventory.Tables(key)) > 0 || c.inventory.Selected(key) > len(c.inventory.Names(key))
 }
 
 // plan builds the candidate series of the monitored tables, and of the
