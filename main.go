@@ -28,6 +28,7 @@ import (
 // configFlags are shared by every command that reads the configuration.
 type configFlags struct {
 	Config   string `name:"config" help:"Path to the YAML configuration file (optional; see examples/config.yml)." env:"DYNAMODB_EXPORTER_CONFIG" type:"path"`
+	Shard    string `name:"shard" help:"This replica's share of the tables, INDEX/COUNT from 0 (0/3, 1/3, 2/3 for three replicas); overrides the config file's shard." env:"DYNAMODB_EXPORTER_SHARD" placeholder:"I/N"`
 	Endpoint struct {
 		DynamoDB               string `name:"dynamodb" help:"DynamoDB endpoint URL (overrides the config file; AWS_ENDPOINT_URL_DYNAMODB also works)." env:"DYNAMODB_EXPORTER_ENDPOINT_DYNAMODB"`
 		CloudWatch             string `name:"cloudwatch" help:"CloudWatch endpoint URL." env:"DYNAMODB_EXPORTER_ENDPOINT_CLOUDWATCH"`
@@ -43,6 +44,13 @@ func (f configFlags) load() (*config.Config, error) {
 		if cfg, err = config.Load(f.Config); err != nil {
 			return nil, err
 		}
+	}
+	if f.Shard != "" {
+		sh, err := config.ParseShard(f.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("--shard: %w", err)
+		}
+		cfg.Shard = sh
 	}
 	e := &cfg.AWS.Endpoints
 	for _, o := range []struct {

@@ -43,6 +43,10 @@ type CloudWatchSettings struct {
 	Delay time.Duration
 	// MaxCatchUp bounds the window fetched after failures.
 	MaxCatchUp time.Duration
+	// SkipAccountLevel leaves out the series with no table (UserErrors):
+	// set on every shard but the first, so that one replica of a sharded
+	// set reports them.
+	SkipAccountLevel bool
 }
 
 // seriesKey identifies one CloudWatch metric, statistic and dimension set.
@@ -214,7 +218,7 @@ func (c *CloudWatch) PlanTarget(ctx context.Context, t *awsclient.Target) (Plan,
 	if err != nil {
 		return Plan{ListMetricsPages: pages}, fmt.Errorf("listing CloudWatch metrics in %s: %w", t.Key(), err)
 	}
-	p := plan(c.inventory.Tables(t.Key()), listed)
+	p := plan(c.inventory.Tables(t.Key()), c.accountLevel(t), listed)
 	p.ListMetricsPages = pages
 	return p, nil
 }
@@ -225,7 +229,7 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 		c.logger.Warn("listing CloudWatch metrics failed; keeping the previous values", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
 		return fmt.Errorf("listing CloudWatch metrics in %s: %w", t.Key(), err)
 	}
-	p := plan(c.inventory.Tables(t.Key()), listed)
+	p := plan(c.inventory.Tables(t.Key()), c.accountLevel(t), listed)
 	st.queried, st.provenZero = len(p.Queried), len(p.ProvenZero)
 
 	// Forget series of tables, indexes and operations that left the plan.
@@ -481,9 +485,21 @@ type listedMetric struct {
 	metric, table, operation string
 }
 
-// plan builds the candidate series of the monitored tables and splits them
-// into those to query and those proven zero.
-func plan(tables []*Table, listed map[string]listedMetric) Plan {
+// accountLevel reports whether this replica queries the target's series
+// with no table: unless SkipAccountLevel is set (a shard other than the
+// first), when it monitors tables there, or when other shards hold some.
+func (c *CloudWatch) accountLevel(t *awsclient.Target) bool {
+	if c.settings.SkipAccountLevel {
+		return false
+	}
+	key := t.Key()
+	return len(c.inventory.Tables(key)) > 0 || c.inventory.Selected(key) > len(c.inventory.Names(key))
+}
+
+// plan builds the candidate series of the monitored tables, and of the
+// account when account is set, and splits them into those to query and
+// those proven zero.
+func plan(tables []*Table, account bool, listed map[string]listedMetric) Plan {
 	ops := map[string]map[string]bool{}
 	for _, lm := range listed {
 		if operationMetrics[lm.metric] && lm.table != "" && lm.operation != "" {
@@ -504,7 +520,7 @@ func plan(tables []*Table, listed map[string]listedMetric) Plan {
 	for i, s := range specs {
 		switch s.shape {
 		case perAccount:
-			if len(tables) > 0 {
+			if account {
 				add(seriesKey{spec: i})
 			}
 		case perTable, perTableOnlyIndexLabel:

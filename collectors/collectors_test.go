@@ -63,7 +63,7 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	add("ConsumedReadCapacityUnits", "orders", "", "TableName", "orders", "GlobalSecondaryIndexName", "gsi")
 	add("SuccessfulRequestLatency", "orders", "GetItem", "Operation", "GetItem", "TableName", "orders")
 	add("ThrottledRequests", "other", "Scan", "TableName", "other", "Operation", "Scan")
-	p := plan([]*Table{tb}, listed)
+	p := plan([]*Table{tb}, true, listed)
 	for _, k := range append(append([]seriesKey{}, p.Queried...), p.ProvenZero...) {
 		if specs[k.spec].metric == "WriteAccountLimitThrottleEvents" && k.index != "" {
 			t.Errorf("WriteAccountLimitThrottleEvents planned per GSI (%+v): AWS publishes it per table only", k)

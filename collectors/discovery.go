@@ -16,17 +16,20 @@ import (
 )
 
 // Discovery lists the tables of every target and keeps those whose names
-// pass the include and exclude patterns. It emits no metrics of its own.
+// pass the include and exclude patterns and that belong to this replica's
+// shard. It emits no metrics of its own.
 type Discovery struct {
 	targets   []*awsclient.Target
 	filter    config.TableFilter
+	shard     config.Shard
 	inventory *Inventory
 	logger    *slog.Logger
 }
 
-// NewDiscovery returns the discovery collector.
-func NewDiscovery(targets []*awsclient.Target, filter config.TableFilter, inv *Inventory, logger *slog.Logger) *Discovery {
-	return &Discovery{targets: targets, filter: filter, inventory: inv, logger: logger}
+// NewDiscovery returns the discovery collector; shard is this replica's
+// share of the tables (the zero Shard keeps every table).
+func NewDiscovery(targets []*awsclient.Target, filter config.TableFilter, shard config.Shard, inv *Inventory, logger *slog.Logger) *Discovery {
+	return &Discovery{targets: targets, filter: filter, shard: shard, inventory: inv, logger: logger}
 }
 
 // Name implements Collector.
@@ -46,13 +49,18 @@ func (d *Discovery) Run(ctx context.Context, _ time.Time) error {
 			continue
 		}
 		var kept []string
+		selected := 0
 		for _, n := range names {
-			if d.filter.SelectsName(n) {
+			if !d.filter.SelectsName(n) {
+				continue
+			}
+			selected++
+			if d.shard.Owns(t.Account, t.Region, n) {
 				kept = append(kept, n)
 			}
 		}
-		d.inventory.SetNames(t.Key(), kept)
-		d.logger.Debug("tables discovered", "account", t.Account, "region", t.Region, "listed", len(names), "kept", len(kept))
+		d.inventory.SetNames(t.Key(), kept, selected)
+		d.logger.Debug("tables discovered", "account", t.Account, "region", t.Region, "listed", len(names), "selected", selected, "kept", len(kept), "shard", d.shard.String())
 	}
 	return errors.Join(errs...)
 }

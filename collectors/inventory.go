@@ -48,23 +48,36 @@ func (t *Table) BillingMode() string {
 // writes the described tables that pass every filter, and the other
 // collectors read the latter.
 type Inventory struct {
-	mu     sync.RWMutex
-	names  map[string][]string
-	tables map[string][]*Table
+	mu    sync.RWMutex
+	names map[string][]string
+	// selected counts, per target, the names that passed the name filters
+	// before sharding kept this replica's share.
+	selected map[string]int
+	tables   map[string][]*Table
 }
 
 // NewInventory returns an empty inventory.
 func NewInventory() *Inventory {
-	return &Inventory{names: map[string][]string{}, tables: map[string][]*Table{}}
+	return &Inventory{names: map[string][]string{}, selected: map[string]int{}, tables: map[string][]*Table{}}
 }
 
-// SetNames records the table names discovered for a target.
-func (i *Inventory) SetNames(target string, names []string) {
+// SetNames records the table names discovered for a target (this shard's
+// share) and how many passed the name filters on every shard together.
+func (i *Inventory) SetNames(target string, names []string, selected int) {
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.names[target] = sorted
+	i.selected[target] = selected
+}
+
+// Selected returns how many table names of the target passed the name
+// filters before sharding: the tables of every shard together.
+func (i *Inventory) Selected(target string) int {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.selected[target]
 }
 
 // Names returns the table names discovered for a target, sorted.

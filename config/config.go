@@ -24,6 +24,9 @@ type Config struct {
 	Collectors Collectors `yaml:"collectors"`
 	// AWS holds settings shared by every AWS client.
 	AWS AWS `yaml:"aws"`
+	// Shard splits the tables between replicas ("i/n"); empty: unsharded.
+	// The --shard flag overrides it.
+	Shard Shard `yaml:"shard"`
 }
 
 // Account is one AWS account, reached with the default credential chain or
@@ -362,6 +365,11 @@ func (c *Config) validate() error {
 	}
 	if c.AWS.Concurrency < 1 || c.AWS.Concurrency > 64 {
 		return fmt.Errorf("aws.concurrency: must be between 1 and 64, got %d", c.AWS.Concurrency)
+	}
+	if s := c.Shard; s.Count != 0 {
+		if err := s.check(); err != nil {
+			return fmt.Errorf("shard: %q: %w", s.String(), err)
+		}
 	}
 	for _, e := range []struct{ key, url string }{
 		{"aws.endpoints.dynamodb", c.AWS.Endpoints.DynamoDB},

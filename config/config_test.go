@@ -19,6 +19,7 @@ func TestBadConfigsNameTheKey(t *testing.T) {
 		"dup-account.bad.yml":    `accounts[1].name: "a" is used by two accounts`,
 		"bad-bool.bad.yml":       `collectors.autoscaling.enabled (line 3): expected true or false, got "maybe"`,
 		"bad-endpoint.bad.yml":   `aws.endpoints.cloudwatch: "localhost:4566" is not an http(s) URL`,
+		"bad-shard.bad.yml":      `shard (line 1): "3/3": the shard index must be between 0 and 2`,
 	}
 	files, err := filepath.Glob("testdata/*.bad.yml")
 	if err != nil {

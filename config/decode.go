@@ -20,6 +20,7 @@ var decoder = yamlstrict.Decoder{
 	Types: map[reflect.Type]yamlstrict.ScalarFunc{
 		reflect.TypeFor[Duration](): decodeDuration,
 		reflect.TypeFor[Regexp]():   decodeRegexp,
+		reflect.TypeFor[Shard]():    decodeShard,
 	},
 	What: "configuration",
 }
@@ -50,6 +51,18 @@ func decodeRegexp(n *yaml.Node, v reflect.Value) error {
 		return fmt.Errorf("invalid regular expression %q: %w", n.Value, err)
 	}
 	v.Set(reflect.ValueOf(Regexp{Regexp: re, Source: n.Value}))
+	return nil
+}
+
+func decodeShard(n *yaml.Node, v reflect.Value) error {
+	if n.Kind != yaml.ScalarNode {
+		return errors.New("expected a shard such as \"0/3\" (INDEX/COUNT)")
+	}
+	s, err := ParseShard(n.Value)
+	if err != nil {
+		return err
+	}
+	v.Set(reflect.ValueOf(s))
 	return nil
 }
 

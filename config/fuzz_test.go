@@ -18,7 +18,7 @@ import (
 
 // configSections are the top-level keys: every error about a key starts with
 // its path, which starts with one of them (or with the unknown key itself).
-var configSections = regexp.MustCompile(`^(accounts|tables|collectors|aws)([.[:]| \(line )`)
+var configSections = regexp.MustCompile(`^(accounts|tables|collectors|aws|shard)([.[:]| \(line )`)
 
 // lineRE finds the line numbers an error cites.
 var lineRE = regexp.MustCompile(`\(line (\d+)\)`)
@@ -127,6 +127,11 @@ func toYAML(v reflect.Value) any {
 		return model.Duration(time.Duration(x)).String()
 	case Regexp:
 		return x.Source
+	case Shard:
+		if x.Count == 0 {
+			return nil
+		}
+		return x.String()
 	}
 	switch v.Kind() {
 	case reflect.Pointer:

@@ -64,7 +64,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	}
 	inv := collectors.NewInventory()
 	log := opts.Logger
-	discovery := collectors.NewDiscovery(targets, cfg.Tables, inv, log.With("collector", "discovery"))
+	discovery := collectors.NewDiscovery(targets, cfg.Tables, cfg.Shard, inv, log.With("collector", "discovery"))
 	tables := collectors.NewTables(targets, cfg.Tables, inv, cfg.AWS.Concurrency, log.With("collector", "tables"))
 	jobs := []Job{
 		{discovery, cfg.Collectors.Discovery.Interval.D(), false},
@@ -77,6 +77,8 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 		Interval:   cfg.Collectors.CloudWatch.Interval.D(),
 		Delay:      cfg.Collectors.CloudWatch.Delay.D(),
 		MaxCatchUp: cfg.Collectors.CloudWatch.MaxCatchUp.D(),
+		// Account-level series come from the first shard only.
+		SkipAccountLevel: cfg.Shard.Index > 0,
 	}, log.With("collector", "cloudwatch"))
 	if t := cfg.Collectors.TTL; t.On() {
 		jobs = append(jobs, Job{collectors.NewTTL(targets, inv, collectors.TTLSettings{

@@ -46,6 +46,10 @@ type Result struct {
 	Failed []string
 	// Tables, Indexes, Queried, ProvenZero, Requests and ListPages sum the plan over every target.
 	Tables, Indexes, Queried, ProvenZero, Requests, ListPages int
+	// Owned and Selected count, over every target, the table names this
+	// shard polls and those that pass the name filters on every shard
+	// together (equal when unsharded).
+	Owned, Selected int
 	// IdleFloor is how many series are queried even when every table and
 	// index is idle: their consumed capacity, which DynamoDB keeps
 	// publishing as zeros.
@@ -58,6 +62,14 @@ type Result struct {
 	// metrics of the capacity collector's first history fetch and of each
 	// later refresh, summed over every target.
 	HistoryFirst, HistoryRefresh collectors.FetchCost
+}
+
+// percent formats part of whole as a percentage ("n/a" of nothing).
+func percent(part, whole int) string {
+	if whole == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
 }
 
 // OK reports whether nothing was missing or failed.
@@ -214,8 +226,14 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 		}
 		res.Tables += len(tables)
 		res.Indexes += indexes
+		owned, selected := len(app.Inventory.Names(t.Key())), app.Inventory.Selected(t.Key())
+		res.Owned += owned
+		res.Selected += selected
+		if sh := app.Config.Shard; sh.Sharded() {
+			fmt.Fprintf(w, "  shard %s: %d of the %d tables that pass the name filters (%s)\n", sh, owned, selected, percent(owned, selected))
+		}
 		fmt.Fprintf(w, "  tables monitored: %d (of %d discovered), global secondary indexes: %d\n",
-			len(tables), len(app.Inventory.Names(t.Key())), indexes)
+			len(tables), owned, indexes)
 		if app.Capacity != nil {
 			first, refresh := app.Capacity.PlanCost(t, app.Clock.Now(), app.Config.Collectors.Capacity.Interval.D())
 			res.HistoryFirst, res.HistoryRefresh = res.HistoryFirst.Add(first), res.HistoryRefresh.Add(refresh)
@@ -249,6 +267,10 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 	// Idle, ListMetrics lists only the consumed series: one page per 500.
 	idlePages := (res.IdleFloor + collectors.MaxQueriesPerRequest - 1) / collectors.MaxQueriesPerRequest
 	res.IdleMonthlyCost = cycles * (float64(res.IdleFloor)*CloudWatchPricePerThousandMetrics + float64(idlePages)*CloudWatchPricePerThousandRequests) / 1000
+	if sh := app.Config.Shard; sh.Sharded() {
+		fmt.Fprintf(w, "shard %s: polls %d of the %d tables that pass the name filters (%s; an even share is %s); the figures below are this shard's\n",
+			sh, res.Owned, res.Selected, percent(res.Owned, res.Selected), percent(1, sh.Count))
+	}
 	fmt.Fprintf(w, "total: %d tables, %d global secondary indexes, %d CloudWatch metrics requested per cycle in %d GetMetricData requests\n",
 		res.Tables, res.Indexes, res.Queried, res.Requests)
 	fmt.Fprintf(w, "CloudWatch cost at one cycle every %s: about $%.2f per 30 days (%.0f cycles; $%.2f per 1,000 metrics requested, $%.2f per 1,000 ListMetrics requests; list prices)\n",

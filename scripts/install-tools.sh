@@ -3,14 +3,14 @@
 #
 # Usage: scripts/install-tools.sh [tool...]
 #
-# Tools: promtool prometheus alertmanager amtool dynamodb-local dynalite chromium
-# (default: all).
+# Tools: promtool prometheus alertmanager amtool helm dynamodb-local dynalite
+# chromium (default: all).
 # Each tool is pinned below and skipped when the pinned version is already
 # present, so running this again is cheap. Installs go to $DYNAMODB_EXPORTER_TOOLS
 # when that is set, else to <repo root>/.tools:
 #
 #   bin/promtool, bin/prometheus, bin/alertmanager,  go install from the Go module proxy
-#   bin/amtool
+#   bin/amtool, bin/helm
 #   dynamodb-local/DynamoDBLocal.jar (+ _lib/)       from the npm package amplify-dynamodb-simulator
 #   node/node_modules/.bin/dynalite                  npm install dynalite
 #   chromium (system-wide)                           apt-get install chromium (Debian's
@@ -39,8 +39,11 @@ ALERTMANAGER_VERSION=v0.31.1
 DYNAMODB_SIMULATOR_VERSION=2.9.30
 DYNAMODB_LOCAL_JAR_SHA256=454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7
 DYNALITE_VERSION=4.0.0
+# Helm, for the chart's tests (helm lint, helm template of deploy/helm/).
+HELM_MODULE=helm.sh/helm/v3
+HELM_VERSION=v3.22.0
 
-ALL_TOOLS=(promtool prometheus alertmanager amtool dynamodb-local dynalite chromium)
+ALL_TOOLS=(promtool prometheus alertmanager amtool helm dynamodb-local dynalite chromium)
 
 # --- Helpers -----------------------------------------------------------------
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -204,6 +207,7 @@ install_tool() {
 	prometheus) install_go_tool prometheus "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/prometheus" ;;
 	alertmanager) install_go_tool alertmanager "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/alertmanager" ;;
 	amtool) install_go_tool amtool "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/amtool" ;;
+	helm) install_go_tool helm "$HELM_MODULE" "$HELM_VERSION" "$HELM_MODULE/cmd/helm" ;;
 	dynamodb-local) install_dynamodb_local ;;
 	dynalite) install_dynalite ;;
 	chromium) install_chromium ;;

@@ -1,6 +1,6 @@
 // Package testtools lets tests find and start the external programs that
-// scripts/install-tools.sh installs: promtool, prometheus, alertmanager and
-// amtool binaries, DynamoDB Local and dynalite.
+// scripts/install-tools.sh installs: promtool, prometheus, alertmanager,
+// amtool and helm binaries, DynamoDB Local and dynalite.
 //
 // Tools are looked up in $DYNAMODB_EXPORTER_TOOLS (set by ./scripts/test),
 // then in <repo root>/.tools, then (for binaries) on PATH. When a tool is
@@ -52,6 +52,13 @@ func Alertmanager(t testing.TB) string {
 func Amtool(t testing.TB) string {
 	t.Helper()
 	return binary(t, "amtool")
+}
+
+// Helm returns the path of the helm binary, or skips (fails in CI) the test
+// when it is not installed.
+func Helm(t testing.TB) string {
+	t.Helper()
+	return binary(t, "helm")
 }
 
 // RepoRoot returns the repository root: the nearest directory at or above the
