@@ -522,7 +522,7 @@ func exporterAlerts() []Rule {
 			// A target Prometheus no longer discovers has no up series at
 			// all; absent() cannot name it through a regex matcher (see the
 			// runbook).
-			Expr:    `up[[sel .P.exporter_job_matchers]] == 0`,
+			Expr:    `up[[only .P.exporter_job_matchers]] == 0`,
 			Summary: "Prometheus cannot scrape the DynamoDB exporter.",
 			Description: `Prometheus fails to scrape {{ $labels.instance }} (job {{ $labels.job }}; up is {{ $value }}): every DynamoDB metric from it is missing, ` +
 				`and the alerts that read them cannot fire. Check that the exporter runs and answers on /metrics.`,

@@ -239,6 +239,10 @@ func expand(r Rule, text string, params map[string]string, selector string) (str
 	name := r.Alert + r.Record
 	t, err := template.New(name).Delims("[[", "]]").Option("missingkey=error").Funcs(template.FuncMap{
 		"sel": func(extra ...string) string { return sel(selector, extra...) },
+		// only writes a selector of the given matchers alone, without the
+		// configured selector: for series that are not the exporter's,
+		// such as Prometheus's up.
+		"only": func(matchers ...string) string { return sel("", matchers...) },
 		// rng writes a range selector: [[rng .P.window]] is "[10m]".
 		"rng": func(d string) string { return "[" + d + "]" },
 		// seconds writes a duration as a number of seconds.

@@ -249,3 +249,29 @@ func TestConfigErrorsNameKeyAndLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectorLeavesUpAlone: the configured selector narrows the exporter's
+// metrics, whose account and region labels Prometheus's up does not carry;
+// DynamoDBExporterDown selects its targets with exporter_job_matchers alone.
+func TestSelectorLeavesUpAlone(t *testing.T) {
+	files, err := Render(&Config{Selector: `account="prod"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exporterDown, throttling string
+	for _, f := range files {
+		text := string(f.Content)
+		if i := strings.Index(text, "alert: DynamoDBExporterDown\n"); i >= 0 {
+			exporterDown = text[i:]
+		}
+		if i := strings.Index(text, "alert: DynamoDBProvisionedThroughputThrottling\n"); i >= 0 {
+			throttling = text[i:]
+		}
+	}
+	if !strings.Contains(exporterDown, `expr: up{job=~".*dynamodb.*"} == 0`) {
+		t.Errorf("DynamoDBExporterDown with a configured selector: want up{job=~\".*dynamodb.*\"} == 0, got:\n%.300s", exporterDown)
+	}
+	if !strings.Contains(throttling, `account="prod"`) {
+		t.Errorf("the configured selector is missing from DynamoDBProvisionedThroughputThrottling:\n%.300s", throttling)
+	}
+}
