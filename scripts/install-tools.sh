@@ -137,7 +137,7 @@ install_alertmanager() {
 		return
 	fi
 	need go alertmanager
-	printf 'install-tools: building alertmanager and amtool from %s@%s (about 1.5 CPU-minutes on a cold Go cache)...\n' \
+	printf 'install-tools: building alertmanager and amtool from %s@%s (about 2 CPU-minutes on a cold Go cache)...\n' \
 		"$module" "$version" >&2
 	local tmp src
 	tmp=$(make_tmp alertmanager)
