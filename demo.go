@@ -21,8 +21,8 @@ import (
 
 // demoCmd runs the exporter against the built-in simulated account.
 type demoCmd struct {
-	ListenAddress string `name:"web.listen-address" help:"Address to listen on." default:"127.0.0.1:9849" env:"DYNAMODB_EXPORTER_WEB_LISTEN_ADDRESS"`
-	Scenario      string `help:"Scenario to simulate: a built-in name (${scenarios}) or a YAML file." default:"demo"`
+	Scenario string `help:"Scenario to simulate: a built-in name (${scenarios}) or a YAML file." default:"demo"`
+	webFlags `embed:"" set:"web_listen_address=127.0.0.1:9849"`
 	logFlags
 }
 
@@ -123,18 +123,20 @@ func (d *demoCmd) run(ctx context.Context, now time.Time, out io.Writer) error {
 		return err
 	}
 	defer srv.Close()
-	return runDemo(ctx, srv, sc, d.ListenAddress, d.logFlags, func(addr string) {
+	return runDemo(ctx, srv, sc, d.webFlags, d.logFlags, func(addrs []string) {
 		fmt.Fprintf(out, "dynamodb_exporter demo: scenario %q, %d tables, %s of history simulated in %s\n",
 			sc.Name, len(eng.Tables()), eng.Now().Sub(eng.HistoryStart()).Round(time.Hour), time.Since(started).Round(time.Millisecond))
 		if sc.Start != "" {
 			fmt.Fprintf(out, "dynamodb_exporter demo: on the scenario's clock, from its start %s, in real time\n", eng.Start().Format(time.RFC3339))
 		}
 		fmt.Fprintf(out, "dynamodb_exporter demo: simulated AWS account at %s\n", srv.URL())
-		fmt.Fprintf(out, "dynamodb_exporter demo: metrics at http://%s/metrics (Ctrl-C to stop)\n", addr)
+		for _, addr := range addrs {
+			fmt.Fprintf(out, "dynamodb_exporter demo: metrics at http://%s/metrics (Ctrl-C to stop)\n", addr)
+		}
 	})
 }
 
-func runDemo(ctx context.Context, srv *awssim.Server, sc *sim.Scenario, listen string, lf logFlags, ready func(addr string)) error {
+func runDemo(ctx context.Context, srv *awssim.Server, sc *sim.Scenario, web webFlags, lf logFlags, ready func(addrs []string)) error {
 	cfg, awsOpts, err := simulatedConfig(sc, srv.URL())
 	if err != nil {
 		return err
@@ -142,5 +144,5 @@ func runDemo(ctx context.Context, srv *awssim.Server, sc *sim.Scenario, listen s
 	// The exporter runs on the simulated account's clock (the scenario's
 	// own when it pins its start).
 	opts := exporter.Options{Logger: lf.logger(os.Stderr), RuntimeMetrics: true, AWS: awsOpts, Clock: srv.Clock()}
-	return serve(ctx, cfg, opts, webFlags{ListenAddress: listen, TelemetryPath: "/metrics"}, opts.Logger, ready)
+	return serve(ctx, cfg, opts, web, opts.Logger, ready)
 }

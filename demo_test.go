@@ -37,7 +37,7 @@ tables:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := &demoCmd{Scenario: file, ListenAddress: "127.0.0.1:0", logFlags: logFlags{Level: "error", Format: "logfmt"}}
+	d := &demoCmd{Scenario: file, webFlags: webFlags{ListenAddresses: []string{"127.0.0.1:0"}, TelemetryPath: "/metrics"}, logFlags: logFlags{Level: "error", Format: "logfmt"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()

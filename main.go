@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/prometheus/common/version"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
@@ -89,15 +90,19 @@ func (f logFlags) logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// webFlags are the exporter-toolkit web flags, as node_exporter has them
+// (kingpinflag.AddFlags), plus the telemetry path. A command embeds them
+// with the default listen address set as web_listen_address.
 type webFlags struct {
-	ListenAddress string `name:"web.listen-address" help:"Address to listen on for the web interface and telemetry." default:":9849" env:"DYNAMODB_EXPORTER_WEB_LISTEN_ADDRESS"`
-	TelemetryPath string `name:"web.telemetry-path" help:"Path under which to expose metrics." default:"/metrics" env:"DYNAMODB_EXPORTER_WEB_TELEMETRY_PATH"`
-	ConfigFile    string `name:"web.config.file" help:"Path to an exporter-toolkit web configuration file (TLS, basic auth)." env:"DYNAMODB_EXPORTER_WEB_CONFIG_FILE" type:"path"`
+	ListenAddresses []string `name:"web.listen-address" help:"Address to listen on for the web interface and telemetry. Repeatable for several addresses (the environment variable takes a comma-separated list). Examples: :9849, [::1]:9849." default:"${web_listen_address}" env:"DYNAMODB_EXPORTER_WEB_LISTEN_ADDRESS"`
+	SystemdSocket   bool     `name:"web.systemd-socket" help:"Use systemd socket activation listeners instead of port listeners (Linux only)." env:"DYNAMODB_EXPORTER_WEB_SYSTEMD_SOCKET"`
+	TelemetryPath   string   `name:"web.telemetry-path" help:"Path under which to expose metrics." default:"/metrics" env:"DYNAMODB_EXPORTER_WEB_TELEMETRY_PATH"`
+	ConfigFile      string   `name:"web.config.file" help:"Path to an exporter-toolkit web configuration file that can enable TLS or authentication. See: https://github.com/prometheus/exporter-toolkit/blob/master/docs/web-configuration.md" env:"DYNAMODB_EXPORTER_WEB_CONFIG_FILE" type:"path"`
 }
 
 type serveCmd struct {
 	configFlags
-	webFlags
+	webFlags `embed:"" set:"web_listen_address=:9849"`
 	logFlags
 }
 
@@ -128,12 +133,7 @@ func main() {
 		version.Version = defaultVersion
 	}
 	var c cli
-	kctx := kong.Parse(&c,
-		kong.Name("dynamodb_exporter"),
-		kong.Description("Prometheus exporter for Amazon DynamoDB capacity and TTL health."),
-		kong.UsageOnError(),
-		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", ")},
-	)
+	kctx := kong.Parse(&c, kongOptions()...)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	kctx.BindTo(ctx, (*context.Context)(nil))
@@ -144,6 +144,17 @@ func main() {
 			os.Exit(ec.ExitCode())
 		}
 		os.Exit(1)
+	}
+}
+
+// kongOptions are the command line's options: its name, description and
+// the variables its help and defaults use.
+func kongOptions() []kong.Option {
+	return []kong.Option{
+		kong.Name("dynamodb_exporter"),
+		kong.Description("Prometheus exporter for Amazon DynamoDB capacity and TTL health."),
+		kong.UsageOnError(),
+		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", ")},
 	}
 }
 
@@ -168,8 +179,9 @@ func (s *serveCmd) Run(ctx context.Context) error {
 }
 
 // serve builds the exporter, starts its background collection and serves
-// HTTP until ctx ends. ready, when not nil, receives the listen address.
-func serve(ctx context.Context, cfg *config.Config, opts exporter.Options, web webFlags, logger *slog.Logger, ready func(addr string)) error {
+// HTTP on every listener the web flags ask for until ctx ends. ready, when
+// not nil, receives the addresses listened on.
+func serve(ctx context.Context, cfg *config.Config, opts exporter.Options, web webFlags, logger *slog.Logger, ready func(addrs []string)) error {
 	app, err := exporter.Build(ctx, cfg, opts)
 	if err != nil {
 		return err
@@ -178,17 +190,62 @@ func serve(ctx context.Context, cfg *config.Config, opts exporter.Options, web w
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", web.ListenAddress)
+	listeners, err := web.listen()
 	if err != nil {
-		return fmt.Errorf("--web.listen-address %q: %w", web.ListenAddress, err)
+		return err
 	}
-	logger.Info("starting dynamodb_exporter", "version", version.Info(), "address", l.Addr().String(),
+	addrs := make([]string, len(listeners))
+	for i, l := range listeners {
+		addrs[i] = l.Addr().String()
+	}
+	logger.Info("starting dynamodb_exporter", "version", version.Info(), "addresses", strings.Join(addrs, ","),
 		"telemetry_path", web.TelemetryPath, "targets", len(app.Targets))
 	if ready != nil {
-		ready(l.Addr().String())
+		ready(addrs)
 	}
 	go app.Scheduler.Run(ctx)
-	return exporter.Serve(ctx, l, h, web.ConfigFile, logger)
+	return exporter.ServeAll(ctx, listeners, h, web.ConfigFile, logger)
+}
+
+// listen opens the listeners the web flags ask for: systemd's activated
+// sockets with --web.systemd-socket, else one per --web.listen-address.
+func (w webFlags) listen() ([]net.Listener, error) {
+	if w.SystemdSocket {
+		// Listeners unsets LISTEN_PID and LISTEN_FDS, as sd_listen_fds(3)
+		// with unset_environment does; descriptors that are not stream
+		// sockets come back nil.
+		all, err := activation.Listeners()
+		if err != nil {
+			return nil, fmt.Errorf("--web.systemd-socket: %w", err)
+		}
+		var listeners []net.Listener
+		for _, l := range all {
+			if l != nil {
+				listeners = append(listeners, l)
+			}
+		}
+		if len(listeners) == 0 {
+			return nil, errors.New("--web.systemd-socket: systemd passed no listening socket " +
+				"(LISTEN_PID and LISTEN_FDS unset or not for this process): start the exporter from a .socket unit, " +
+				"or drop the flag and use --web.listen-address")
+		}
+		return listeners, nil
+	}
+	if len(w.ListenAddresses) == 0 {
+		return nil, errors.New("--web.listen-address: no address to listen on (give at least one, or --web.systemd-socket)")
+	}
+	listeners := make([]net.Listener, 0, len(w.ListenAddresses))
+	for _, addr := range w.ListenAddresses {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, opened := range listeners {
+				opened.Close()
+			}
+			return nil, fmt.Errorf("--web.listen-address %q: %w", addr, err)
+		}
+		listeners = append(listeners, l)
+	}
+	return listeners, nil
 }
 
 // Run runs the preflight check.

@@ -34,7 +34,7 @@ func TestDemoServesEveryFamily(t *testing.T) {
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- runDemo(ctx, srv, sc, "127.0.0.1:0", logFlags{Level: "error", Format: "logfmt"}, func(a string) { addrc <- a })
+		done <- runDemo(ctx, srv, sc, webFlags{ListenAddresses: []string{"127.0.0.1:0"}, TelemetryPath: "/metrics"}, logFlags{Level: "error", Format: "logfmt"}, func(a []string) { addrc <- a[0] })
 	}()
 	var addr string
 	select {

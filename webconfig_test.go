@@ -110,8 +110,8 @@ func TestWebConfigTLSAndBasicAuth(t *testing.T) {
 	go func() {
 		done <- serve(ctx, cfg, exporter.Options{Logger: logger, AWS: awsOpts, Clock: clk,
 			TTLPace: func(context.Context, time.Duration) error { return nil }},
-			webFlags{ListenAddress: "127.0.0.1:0", TelemetryPath: "/metrics", ConfigFile: webCfg}, logger,
-			func(a string) { addrc <- a })
+			webFlags{ListenAddresses: []string{"127.0.0.1:0"}, TelemetryPath: "/metrics", ConfigFile: webCfg}, logger,
+			func(a []string) { addrc <- a[0] })
 	}()
 	var addr string
 	select {

@@ -80,30 +80,79 @@ func AppHandler(app *App, telemetryPath string, logger *slog.Logger) (http.Handl
 // Serve serves h on l until ctx ends, with the TLS and basic-auth settings of
 // the exporter-toolkit web configuration file when one is given.
 func Serve(ctx context.Context, l net.Listener, h http.Handler, webConfigFile string, logger *slog.Logger) error {
-	// The server's own errors (a failed TLS handshake, a scanner's
-	// garbage) go to the exporter's logger, in its format, not to stderr.
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	systemd := false
-	flags := &web.FlagConfig{
-		WebListenAddresses: &[]string{l.Addr().String()},
-		WebSystemdSocket:   &systemd,
-		WebConfigFile:      &webConfigFile,
+	return ServeAll(ctx, []net.Listener{l}, h, webConfigFile, logger)
+}
+
+// ServeAll serves h on every listener until ctx ends, each with the TLS and
+// basic-auth settings of the exporter-toolkit web configuration file when
+// one is given (the toolkit's web.Serve, as node_exporter does). The first
+// listener that stops with an error stops them all and its error is
+// returned; on ctx's end every server shuts down gracefully.
+func ServeAll(ctx context.Context, listeners []net.Listener, h http.Handler, webConfigFile string, logger *slog.Logger) error {
+	if len(listeners) == 0 {
+		return errors.New("nothing to serve on: no listener")
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- web.Serve(l, srv, flags, logger) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	// web.Serve leaves a listener open when it fails before serving (a web
+	// configuration that does not load), and Shutdown closes only the
+	// listeners a server serves: close them all on the way out.
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	}()
+	systemd := false
+	// One http.Server per listener: web.Serve installs its authenticating
+	// handler on the server it is given, which must not be shared.
+	servers := make([]*http.Server, len(listeners))
+	errc := make(chan error, len(listeners))
+	for i, l := range listeners {
+		// The server's own errors (a failed TLS handshake, a scanner's
+		// garbage) go to the exporter's logger, in its format, not to stderr.
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+		servers[i] = srv
+		flags := &web.FlagConfig{
+			WebListenAddresses: &[]string{l.Addr().String()},
+			WebSystemdSocket:   &systemd,
+			WebConfigFile:      &webConfigFile,
+		}
+		go func() { errc <- web.Serve(l, srv, flags, logger) }()
+	}
+	shutdown := func() error {
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := srv.Shutdown(shutdownCtx); err != nil {
-			return fmt.Errorf("shutting down the HTTP server: %w", err)
+		var errs []error
+		for _, srv := range servers {
+			if err := srv.Shutdown(shutdownCtx); err != nil {
+				errs = append(errs, fmt.Errorf("shutting down the HTTP server: %w", err))
+			}
 		}
-		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return errors.Join(errs...)
+	}
+	// wait collects the remaining servers' results after a shutdown.
+	wait := func(n int) error {
+		var errs []error
+		for range n {
+			if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+	select {
+	case err := <-errc:
+		// One listener failed (a bad web configuration file, a closed
+		// socket): stop the others rather than serve half the addresses.
+		_ = shutdown()
+		_ = wait(len(listeners) - 1)
+		if err == nil || errors.Is(err, http.ErrServerClosed) {
+			return errors.New("an HTTP server stopped unexpectedly")
+		}
+		return err
+	case <-ctx.Done():
+		if err := shutdown(); err != nil {
 			return err
 		}
-		return nil
+		return wait(len(listeners))
 	}
 }

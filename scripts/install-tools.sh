@@ -9,8 +9,9 @@
 # present, so running this again is cheap. Installs go to $DYNAMODB_EXPORTER_TOOLS
 # when that is set, else to <repo root>/.tools:
 #
-#   bin/promtool, bin/prometheus, bin/alertmanager,  go install from the Go module proxy
-#   bin/amtool, bin/helm
+#   bin/promtool, bin/prometheus, bin/helm           go install from the Go module proxy
+#   bin/alertmanager, bin/amtool                     go build from a copy of the module
+#                                                    (see install_alertmanager)
 #   dynamodb-local/DynamoDBLocal.jar (+ _lib/)       from the npm package amplify-dynamodb-simulator
 #   node/node_modules/.bin/dynalite                  npm install dynalite
 #   chromium (system-wide)                           apt-get install chromium (Debian's
@@ -29,11 +30,12 @@ PROMETHEUS_MODULE=github.com/prometheus/prometheus
 PROMETHEUS_VERSION=v0.316.0
 # Alertmanager v0.32.0 and later embed a web UI (ui/app/dist) that is built by
 # npm and is not in the module zip, so `go install` fails with "pattern
-# app/dist: no matching files found". v0.31.1 is the newest version whose UI
-# assets are committed Go code, so it installs cleanly. amtool is built from
-# the same module and version, so it speaks the configuration of that release.
+# app/dist: no matching files found". install_alertmanager builds it from a
+# copy of the module with placeholder UI files instead (the API, which the
+# tests use, is unaffected). amtool is built from the same module and version,
+# so it speaks the configuration of that release.
 ALERTMANAGER_MODULE=github.com/prometheus/alertmanager
-ALERTMANAGER_VERSION=v0.31.1
+ALERTMANAGER_VERSION=v0.35.0
 # amplify-dynamodb-simulator 2.9.30 ships DynamoDB Local 1.25.1. npm checks the
 # tarball's integrity; we also pin the jar itself.
 DYNAMODB_SIMULATOR_VERSION=2.9.30
@@ -121,6 +123,69 @@ install_go_tool() {
 	report "$tool" "installed" "$bin" "$start"
 }
 
+# install_alertmanager — build bin/alertmanager and bin/amtool together from
+# one copy of the Alertmanager module at ALERTMANAGER_VERSION. `go install`
+# cannot build v0.32.0 and later: ui/web.go embeds app/dist, the web UI that
+# the release process builds with npm and that the module zip leaves out. We
+# download the module (checked against go.sum's checksum database as usual),
+# copy it to a writable scratch directory, put a placeholder page where the
+# UI would be, and `go build` both commands inside it with the module's own
+# go.mod and go.sum. The binaries record the module version (-ldflags sets
+# the version that `alertmanager --version` prints); a rerun with both at the
+# pinned version does nothing.
+ALERTMANAGER_DONE=false
+install_alertmanager() {
+	if $ALERTMANAGER_DONE; then return; fi
+	ALERTMANAGER_DONE=true
+	local start=$SECONDS module=$ALERTMANAGER_MODULE version=$ALERTMANAGER_VERSION
+	local am=$TOOLS_DIR/bin/alertmanager amt=$TOOLS_DIR/bin/amtool
+	if [[ $(alertmanager_version "$am") == "$version" && $(alertmanager_version "$amt") == "$version" ]]; then
+		report alertmanager "already present" "$am" "$start"
+		report amtool "already present" "$amt" "$start"
+		return
+	fi
+	need go alertmanager
+	printf 'install-tools: building alertmanager and amtool from %s@%s (about 2 CPU-minutes on a cold Go cache)...\n' \
+		"$module" "$version" >&2
+	local tmp src
+	tmp=$(make_tmp alertmanager)
+	TMP_DIRS+=("$tmp")
+	src=$(GOWORK=off GOFLAGS= go mod download -json "$module@$version" |
+		awk -F'"' '$2 == "Dir" { print $4 }')
+	[[ -n $src && -f $src/go.mod ]] || die "go mod download $module@$version gave no module directory"
+	mkdir -p "$tmp/src"
+	cp -R "$src/." "$tmp/src/"
+	chmod -R u+w "$tmp/src" # the module cache is read-only
+	local dist=$tmp/src/ui/app/dist page
+	[[ ! -e $dist ]] || die "$module@$version now ships ui/app/dist: use go install again"
+	for page in elm mantine; do
+		mkdir -p "$dist/$page"
+		printf '<!DOCTYPE html><title>Alertmanager</title><p>Web UI not built (install-tools.sh placeholder); the API is at /api/v2/.\n' \
+			>"$dist/$page/index.html"
+	done
+	local ldflags="-X github.com/prometheus/common/version.Version=${version#v}"
+	ldflags+=" -X github.com/prometheus/common/version.Revision=module-$version"
+	ldflags+=" -X github.com/prometheus/common/version.Branch=module"
+	# The module's own go.mod and go.sum, read-only: nothing is resolved anew.
+	run_logged alertmanager env GOWORK=off GOFLAGS= \
+		go -C "$tmp/src" build -trimpath -ldflags "$ldflags" -o "$tmp/bin/" ./cmd/alertmanager ./cmd/amtool
+	mkdir -p "$TOOLS_DIR/bin"
+	mv -f "$tmp/bin/alertmanager" "$am"
+	mv -f "$tmp/bin/amtool" "$amt"
+	report alertmanager "installed" "$am" "$start"
+	report amtool "installed" "$amt" "$start"
+}
+
+# alertmanager_version BINARY — the Alertmanager version BINARY says it is
+# (empty when it is missing, is not built from the Alertmanager module, or has
+# no version stamped in, as `go install` builds have not).
+alertmanager_version() {
+	[[ -x $1 ]] || return 0
+	go version -m "$1" 2>/dev/null | grep -E "^[[:space:]]+mod[[:space:]]+$ALERTMANAGER_MODULE[[:space:]]" >/dev/null ||
+		return 0
+	"$1" --version 2>&1 | awk 'NR == 1 && $2 == "version" && $3 ~ /^[0-9]/ { print "v" $3 }'
+}
+
 install_dynamodb_local() {
 	local tool=dynamodb-local start=$SECONDS
 	local dest=$TOOLS_DIR/dynamodb-local
@@ -205,8 +270,7 @@ install_tool() {
 	case $1 in
 	promtool) install_go_tool promtool "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/promtool" ;;
 	prometheus) install_go_tool prometheus "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/prometheus" ;;
-	alertmanager) install_go_tool alertmanager "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/alertmanager" ;;
-	amtool) install_go_tool amtool "$ALERTMANAGER_MODULE" "$ALERTMANAGER_VERSION" "$ALERTMANAGER_MODULE/cmd/amtool" ;;
+	alertmanager | amtool) install_alertmanager ;;
 	helm) install_go_tool helm "$HELM_MODULE" "$HELM_VERSION" "$HELM_MODULE/cmd/helm" ;;
 	dynamodb-local) install_dynamodb_local ;;
 	dynalite) install_dynalite ;;

@@ -22,6 +22,9 @@ import (
 // takes a few seconds on a busy 2-core machine.
 const StartTimeout = 60 * time.Second
 
+// startTimeout is StartTimeout, shortened by tests of the wait itself.
+var startTimeout = StartTimeout
+
 // stopTimeout is how long a stopped server gets to exit after SIGTERM before
 // it is sent SIGKILL.
 const stopTimeout = 5 * time.Second
@@ -75,18 +78,7 @@ func StartAlertmanager(t testing.TB, config string) string {
 			return []string{bin, "--config.file=" + config, "--storage.path=" + dir,
 				"--web.listen-address=127.0.0.1:" + strconv.Itoa(port), "--cluster.listen-address="}
 		},
-		ready: func(endpoint string) error {
-			resp, err := http.Get(endpoint + "/-/ready")
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			_, _ = io.Copy(io.Discard, resp.Body)
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("/-/ready: HTTP %d", resp.StatusCode)
-			}
-			return nil
-		},
+		ready: httpReady("/-/ready"),
 	})
 	if srv == nil { // startServer failed the test
 		return ""
@@ -117,18 +109,7 @@ func StartPrometheus(t testing.TB, config, dataDir string) (endpoint string, sto
 			return []string{bin, "--config.file=" + config, "--storage.tsdb.path=" + dataDir,
 				"--storage.tsdb.retention.time=30d", "--web.listen-address=127.0.0.1:" + strconv.Itoa(port)}
 		},
-		ready: func(endpoint string) error {
-			resp, err := http.Get(endpoint + "/-/ready")
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			_, _ = io.Copy(io.Discard, resp.Body)
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("/-/ready: HTTP %d", resp.StatusCode)
-			}
-			return nil
-		},
+		ready: httpReady("/-/ready"),
 	})
 	if srv == nil { // startServer failed the test
 		return "", func() {}
@@ -289,7 +270,7 @@ func tryStartServer(t testing.TB, spec serverSpec) (*server, error) {
 	if ready == nil {
 		ready = pingListTables
 	}
-	deadline := time.Now().Add(StartTimeout)
+	deadline := time.Now().Add(startTimeout)
 	for {
 		select {
 		case <-exited:
@@ -310,7 +291,7 @@ func tryStartServer(t testing.TB, spec serverSpec) (*server, error) {
 		if time.Now().After(deadline) {
 			stop()
 			return nil, fmt.Errorf("%s did not answer at %s within %s (last error: %w); output tail:\n%s",
-				spec.name, endpoint, StartTimeout, pingErr, out.String())
+				spec.name, endpoint, startTimeout, pingErr, out.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -318,7 +299,8 @@ func tryStartServer(t testing.TB, spec serverSpec) (*server, error) {
 
 // portTakenMessage reports whether server output says its port was taken.
 func portTakenMessage(output string) bool {
-	for _, s := range []string{"Address already in use", "EADDRINUSE", "BindException"} {
+	// Java and Node say "Address already in use", Go "bind: address already in use".
+	for _, s := range []string{"Address already in use", "address already in use", "EADDRINUSE", "BindException"} {
 		if strings.Contains(output, s) {
 			return true
 		}

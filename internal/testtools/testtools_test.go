@@ -3,6 +3,7 @@ package testtools
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -165,6 +166,7 @@ func TestServerExitingEarlyIsReportedWithOutput(t *testing.T) {
 	}{
 		{"crash", "echo boom >&2; exit 3", "boom", 1},
 		{"port taken", "echo 'java.net.BindException: Address already in use' >&2; exit 1", "BindException", 3},
+		{"port taken (Go)", "echo 'listen tcp 127.0.0.1:9: bind: address already in use' >&2; exit 1", "bind: address already in use", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			attempts := 0
@@ -216,5 +218,53 @@ func TestStartAlertmanager(t *testing.T) {
 	StartAlertmanager(rec, bad)
 	if !strings.Contains(rec.fatal, "alertmanager exited before answering") || !strings.Contains(rec.fatal, "nobody") {
 		t.Errorf("a configuration alertmanager refuses: failure %q, want the exit and its output", rec.fatal)
+	}
+}
+
+func TestStartPrometheus(t *testing.T) {
+	Prometheus(t) // skips (fails in CI) when missing
+	dir := t.TempDir()
+	good := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(good, []byte("global: {scrape_interval: 1m}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	endpoint, _ := StartPrometheus(t, good, t.TempDir())
+	resp, err := http.Get(endpoint + "/api/v1/query?query=1%2B1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") || resp.StatusCode != http.StatusOK ||
+		!strings.Contains(string(body), `"2"`) {
+		t.Errorf("endpoint %q answers 1+1 with HTTP %d: %s", endpoint, resp.StatusCode, body)
+	}
+
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("scrape_configs: [{job_name: x, scrape_interval: soon}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingTB{TB: t}
+	StartPrometheus(rec, bad, t.TempDir())
+	if !strings.Contains(rec.fatal, "prometheus exited before answering") || !strings.Contains(rec.fatal, "soon") {
+		t.Errorf("a configuration prometheus refuses: failure %q, want the exit and its output", rec.fatal)
+	}
+}
+
+func TestStartProgramWaitsForReadyPath(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	// A program that never listens: Start must not return an endpoint.
+	rec := &recordingTB{TB: t}
+	saved := startTimeout
+	startTimeout = time.Second
+	defer func() { startTimeout = saved }()
+	if got := Start(rec, Program{Name: "silent", Args: func(int) []string { return []string{sh, "-c", "sleep 30"} }, ReadyPath: "/"}); got != "" {
+		t.Errorf("Start returned %q for a program that never answers", got)
+	}
+	if !strings.Contains(rec.fatal, "silent did not answer") {
+		t.Errorf("failure %q, want the program named as not answering", rec.fatal)
 	}
 }
