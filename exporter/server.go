@@ -17,13 +17,31 @@ import (
 
 // Handler returns the HTTP handler: the metrics at telemetryPath and a
 // landing page at the root.
+// Every scrape gathers and encodes the whole registry: App.Handler serves
+// the same metrics from a cache.
 func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger) (http.Handler, error) {
-	mux := http.NewServeMux()
-	mux.Handle(telemetryPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+	return withLanding(promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelError),
 		EnableOpenMetrics: true,
 		Registry:          reg,
-	}))
+	}), telemetryPath)
+}
+
+// Handler returns the HTTP handler of the app: the metrics at
+// telemetryPath, served from the Exposition cache (the collectors'
+// snapshots are encoded once per cycle and format), and a landing page at
+// the root.
+func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, error) {
+	x, err := NewExposition(a.exporter, a.Registry, a.runtimeMetrics, logger)
+	if err != nil {
+		return nil, fmt.Errorf("building the exposition: %w", err)
+	}
+	return withLanding(x, telemetryPath)
+}
+
+func withLanding(metrics http.Handler, telemetryPath string) (http.Handler, error) {
+	mux := http.NewServeMux()
+	mux.Handle(telemetryPath, metrics)
 	if telemetryPath != "/" {
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "DynamoDB Exporter",
