@@ -155,7 +155,7 @@ func scenario(n int, history string) string {
 			}
 		}
 		if i%10 == 0 {
-			fmt.Fprintf(&b, "    ttl:\n      attribute: expires_at\n      writes: {per_minute: 0.1, class: seconds, expires_in: 1d, from: -3d}\n")
+			fmt.Fprintf(&b, "    ttl:\n      attribute: expires_at\n      writes: {per_minute: 0.1, class: seconds, expires_in: 1d, from: -1d}\n")
 		}
 	}
 	return b.String()
