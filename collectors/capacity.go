@@ -217,7 +217,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 				qs = append(qs, historyQuery{k, w})
 			}
 			if h == nil {
-				fresh[k] = newHistory(b)
+				fresh[k] = newHistory(b.since(created))
 			}
 		}
 	}
@@ -243,6 +243,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 		}
 	}
 	for _, tb := range tables {
+		own := b.since(creation(tb))
 		for _, k := range historyKeys(tb) {
 			if failed[k] {
 				continue
@@ -250,7 +251,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			if h := fresh[k]; h != nil {
 				st.hist[k] = h
 			}
-			st.hist[k].finish(b)
+			st.hist[k].finish(own)
 		}
 	}
 
