@@ -186,7 +186,7 @@ func serve(ctx context.Context, cfg *config.Config, opts exporter.Options, web w
 	if err != nil {
 		return err
 	}
-	h, err := exporter.AppHandler(app, web.TelemetryPath, logger)
+	h, err := app.Handler(web.TelemetryPath, logger)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 )
 
@@ -95,7 +94,7 @@ func TestReportsRenderInChromium(t *testing.T) {
 
 	app := fixtureApp(t)
 	app.Scheduler.RunOnce(context.Background())
-	h, err := exporter.AppHandler(app, "/metrics", slog.New(slog.DiscardHandler))
+	h, err := app.Handler("/metrics", slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

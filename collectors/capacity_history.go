@@ -114,6 +114,29 @@ func boundsAt(end time.Time, span time.Duration) bounds {
 	return b
 }
 
+// since returns b for a table created at created: the tiers start no
+// earlier than the hour of its creation, so that a young table's history
+// holds no zeros for the time before it existed (a 2-day-old table holds 2
+// days of minutes, not 90 days of tiers). Boundaries stay whole hours; a
+// zero or older creation leaves b as it is.
+func (b bounds) since(created time.Time) bounds {
+	h := created.Truncate(time.Hour)
+	if !h.After(b.h0) {
+		return b
+	}
+	if last := b.end.Truncate(time.Hour); h.After(last) {
+		h = last
+	}
+	b.h0 = h
+	if b.b5.Before(h) {
+		b.b5 = h
+	}
+	if b.b1.Before(h) {
+		b.b1 = h
+	}
+	return b
+}
+
 // newHistory returns an empty history laid out for b.
 func newHistory(b bounds) *history {
 	return &history{

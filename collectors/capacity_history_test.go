@@ -97,3 +97,75 @@ func TestPeakToAverageAndMedian(t *testing.T) {
 		t.Errorf("median %v, want 2.5", m)
 	}
 }
+
+// A young table's history is laid out from its creation: it holds its own
+// minutes, not 90 days of tiers, keeps every unit through the rolls as it
+// ages past each tier boundary, and reads the same as a full layout.
+func TestHistorySizedByAge(t *testing.T) {
+	end := time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
+	created := end.Add(-2*day - 30*time.Minute)
+	b := boundsAt(end, 90*day)
+	own := b.since(created)
+	if !own.h0.Equal(created.Truncate(time.Hour)) || !own.b5.Equal(own.h0) || !own.b1.Equal(own.h0) {
+		t.Fatalf("bounds since %s: %+v", created, own)
+	}
+	young, full := newHistory(own), newHistory(b)
+	fill := func(h *history, b bounds, ws []fetchWindow) {
+		for _, w := range ws {
+			var ts []time.Time
+			var vs []float64
+			for at := w.start; at.Before(w.end); at = at.Add(w.period) {
+				if !at.Before(created) {
+					ts, vs = append(ts, at), append(vs, float64(w.period/time.Minute))
+				}
+			}
+			h.apply(w, ts, vs)
+		}
+		h.finish(b)
+	}
+	fill(young, own, windowsFor(nil, b, created))
+	fill(full, b, windowsFor(nil, b, created))
+	if n, limit := len(young.hour.v)+len(young.five.v)+len(young.minute.v), int(end.Sub(created.Truncate(time.Hour)).Minutes()); n > limit {
+		t.Errorf("a 2-day-old table holds %d points, want at most %d (its minutes)", n, limit)
+	}
+	if n := len(full.hour.v) + len(full.five.v) + len(full.minute.v); n < 30000 {
+		t.Fatalf("full layout holds %d points only", n)
+	}
+	// 70 days later (past both tier boundaries), refreshed every 6 hours.
+	for step := 1; step <= 280; step++ {
+		nb := boundsAt(end.Add(time.Duration(step)*6*time.Hour), 90*day)
+		for _, h := range []*history{young, full} {
+			if !h.roll(nb) {
+				t.Fatalf("step %d: roll refused", step)
+			}
+			fill(h, nb, windowsFor(h, nb, created))
+		}
+		if step%40 == 0 || step == 1 {
+			want := nb.end.Sub(created).Minutes()
+			for name, h := range map[string]*history{"young": young, "full": full} {
+				if got := h.sum(nb.h0, nb.end); math.Abs(got-want) > 1e-6 {
+					t.Fatalf("step %d: %s total %v, want %v", step, name, got, want)
+				}
+			}
+			a, c := young.perMinute(nb.h0, nb.end), full.perMinute(nb.h0, nb.end)
+			for i := range a {
+				if a[i] != c[i] {
+					t.Fatalf("step %d: minute %d reads %v, full layout %v", step, i, a[i], c[i])
+				}
+			}
+			ha, hc := young.hourly(nb.h0, nb.end.Truncate(time.Hour)), full.hourly(nb.h0, nb.end.Truncate(time.Hour))
+			for i := range ha {
+				if ha[i] != hc[i] {
+					t.Fatalf("step %d: hour %d reads %v, full layout %v", step, i, ha[i], hc[i])
+				}
+			}
+		}
+	}
+	// A creation before the history, or unknown, changes nothing.
+	if got := b.since(time.Time{}); got != b {
+		t.Errorf("since(zero) = %+v", got)
+	}
+	if got := b.since(b.h0.Add(-day)); got != b {
+		t.Errorf("since(older) = %+v", got)
+	}
+}

@@ -28,6 +28,9 @@ type App struct {
 	Clock    clock.Clock
 	Self     *SelfMetrics
 	Registry *prometheus.Registry
+
+	exporter       *Exporter
+	runtimeMetrics bool
 }
 
 // Options tune Build.
@@ -110,7 +113,8 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	for i, j := range jobs {
 		cs[i] = j.Collector
 	}
-	reg, err := NewRegistry(New(cs, self), opts.RuntimeMetrics)
+	exp := New(cs, self)
+	reg, err := NewRegistry(exp, opts.RuntimeMetrics)
 	if err != nil {
 		return nil, fmt.Errorf("registering collectors: %w", err)
 	}
@@ -126,6 +130,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 		Clock:      opts.Clock,
 		Self:       self,
 		Registry:   reg,
+
+		exporter:       exp,
+		runtimeMetrics: opts.RuntimeMetrics,
 	}, nil
 }
 

@@ -563,4 +563,20 @@ func TestCapacityWhatIfWindowsStable(t *testing.T) {
 			t.Errorf("run %d: 7-day provisioned cost $%.4f, run 0 $%.4f", k, w7.provisioned, first.provisioned)
 		}
 	}
+	// What the collector keeps between runs: the simulations' figures, not
+	// their per-minute arrays (about 6 MB per table with 2 GSIs).
+	reports := h.app.Capacity.Reports()
+	if len(reports) != 1 || len(reports[0].Costs) == 0 {
+		t.Fatalf("reports %+v", reports)
+	}
+	for _, wc := range reports[0].Costs {
+		for _, w := range wc.Evaluation.Workloads {
+			if n := len(w.Read.Capacity) + len(w.Write.Capacity); n != 0 {
+				t.Errorf("%s: the kept report holds %d per-minute capacities", wc.Window, n)
+			}
+			if w.Read.UnitHours <= 0 || w.Read.Demand <= 0 || w.Read.ThrottledUnits <= 0 {
+				t.Errorf("%s: the kept report lost the figures: %+v", wc.Window, w.Read)
+			}
+		}
+	}
 }

@@ -36,6 +36,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			ch <- m
 		}
 	}
+	e.collectSelf(ch)
+}
+
+// collectSelf sends the self-metrics and the build info.
+func (e *Exporter) collectSelf(ch chan<- prometheus.Metric) {
 	for _, m := range e.self.Metrics() {
 		ch <- m
 	}

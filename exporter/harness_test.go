@@ -105,7 +105,7 @@ func (h *harness) cycle() { h.app.Scheduler.RunOnce(context.Background()) }
 // scrape serves /metrics through the real handler and returns the text.
 func (h *harness) scrape() string {
 	h.t.Helper()
-	handler, err := exporter.Handler(h.app.Registry, "/metrics", discardLogger())
+	handler, err := h.app.Handler("/metrics", discardLogger())
 	if err != nil {
 		h.t.Fatal(err)
 	}

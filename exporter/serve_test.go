@@ -59,7 +59,7 @@ func TestServeWithBasicAuthWebConfig(t *testing.T) {
 	if err := os.WriteFile(webCfg, []byte("basic_auth_users:\n  prometheus: $2a$10$RlkfsoJRwdY3Wwzn0.mAAuQDED/HJWqfC06gSxwXXT4TL2LI6jTw.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	handler, err := exporter.Handler(h.app.Registry, "/metrics", discardLogger())
+	handler, err := h.app.Handler("/metrics", discardLogger())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,13 +20,55 @@ import (
 
 // Handler returns the HTTP handler: the metrics at telemetryPath and a
 // landing page at the root.
+// Every scrape gathers and encodes the whole registry: App.Handler serves
+// the same metrics from a cache.
 func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger) (http.Handler, error) {
-	mux := http.NewServeMux()
-	mux.Handle(telemetryPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+	return withLanding(promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelError),
 		EnableOpenMetrics: true,
 		Registry:          reg,
-	}))
+	}), telemetryPath)
+}
+
+// Handler returns the HTTP handler of the app: the metrics at
+// telemetryPath, served from the Exposition cache (the collectors'
+// snapshots are encoded once per cycle and format), and at the root a
+// landing page that links the metrics and shows the fleet summary (the
+// largest monthly saving first).
+func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, error) {
+	x, err := NewExposition(a.exporter, a.Registry, a.runtimeMetrics, logger)
+	if err != nil {
+		return nil, fmt.Errorf("building the exposition: %w", err)
+	}
+	if telemetryPath == "/" {
+		return x, nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle(telemetryPath, x)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		l := report.Landing{Version: version.Info(), MetricsPath: telemetryPath, CapacityEnabled: a.Capacity != nil, Now: a.Clock.Now()}
+		if a.Capacity != nil {
+			l.Reports = a.Capacity.Reports()
+		}
+		var buf bytes.Buffer
+		if err := report.LandingHTML(&buf, l); err != nil {
+			logger.Error("landing page", "err", err)
+			http.Error(w, "the landing page could not be rendered", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(buf.Bytes())
+	})
+	return mux, nil
+}
+
+func withLanding(metrics http.Handler, telemetryPath string) (http.Handler, error) {
+	mux := http.NewServeMux()
+	mux.Handle(telemetryPath, metrics)
 	if telemetryPath != "/" {
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "DynamoDB Exporter",
@@ -39,41 +81,6 @@ func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger
 		}
 		mux.Handle("/", landing)
 	}
-	return mux, nil
-}
-
-// AppHandler is Handler for a built exporter, with a landing page at the
-// root that links the metrics and shows the fleet summary of the capacity
-// report (report.LandingHTML), rendered at each request from the capacity
-// collector's last figures.
-func AppHandler(app *App, telemetryPath string, logger *slog.Logger) (http.Handler, error) {
-	metrics, err := Handler(app.Registry, telemetryPath, logger)
-	if err != nil {
-		return nil, err
-	}
-	if telemetryPath == "/" {
-		return metrics, nil
-	}
-	mux := http.NewServeMux()
-	mux.Handle(telemetryPath, metrics)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r)
-			return
-		}
-		l := report.Landing{Version: version.Info(), MetricsPath: telemetryPath, CapacityEnabled: app.Capacity != nil, Now: app.Clock.Now()}
-		if app.Capacity != nil {
-			l.Reports = app.Capacity.Reports()
-		}
-		var buf bytes.Buffer
-		if err := report.LandingHTML(&buf, l); err != nil {
-			logger.Error("landing page", "err", err)
-			http.Error(w, "the landing page could not be rendered", http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write(buf.Bytes())
-	})
 	return mux, nil
 }
 

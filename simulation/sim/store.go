@@ -50,7 +50,7 @@ func (s *tiered) end() int64 { return s.fineStart + int64(len(s.fine[0])) }
 func (s *tiered) push(vals []float32) {
 	for c, v := range vals {
 		if len(s.fine[c]) == cap(s.fine[c]) {
-			s.fine[c] = append(make([]float32, 0, (fineKeep+rollStep)*3/2), s.fine[c]...)
+			s.fine[c] = append(make([]float32, 0, grown(len(s.fine[c]), fineKeep+rollStep)), s.fine[c]...)
 		}
 		s.fine[c] = append(s.fine[c], v)
 	}
@@ -63,7 +63,7 @@ func (s *tiered) rollFine() {
 	for c := range s.fine {
 		src := s.fine[c][:rollStep]
 		if len(s.five[c])+rollStep/5 > cap(s.five[c]) {
-			s.five[c] = append(make([]float64, 0, (fiveKeep+rollStep/5)*3/2), s.five[c]...)
+			s.five[c] = append(make([]float64, 0, grown(len(s.five[c]), fiveKeep+rollStep/5)), s.five[c]...)
 		}
 		for i := 0; i < rollStep; i += 5 {
 			s.five[c] = append(s.five[c], reduce(src[i:i+5], s.agg[c]))
@@ -84,6 +84,16 @@ func (s *tiered) rollFine() {
 			s.hourStart++
 		}
 	}
+}
+
+// grown is the capacity of a tier's new backing array when n values no
+// longer fit: twice n while the tier fills up, so that a short history
+// holds little, and at most full (the most the tier holds before a roll)
+// plus a simulated day of slack, so that the tier, which slides forward
+// as old values roll up, is copied about once a simulated day.
+func grown(n, full int) int {
+	const slack = 1440
+	return max(min(2*n, full+slack), 64+n)
 }
 
 // compact64 copies a slice whose backing array has a large unused
