@@ -214,6 +214,44 @@ var replayCases = []replayCase{
 	// skipped, every hour.
 	{Scenario: variants + "var-ttl-budget.yaml", Duration: 4 * time.Hour, Expect: []expected{
 		{"DynamoDBExporterTTLSamplerOutOfBudget", "demo/us-east-1", 0}}},
+	// A hot key on a provisioned table with ample capacity: key-range
+	// throttles only; the p99 rise is its symptom (inhibited by
+	// DynamoDBHotPartition in Alertmanager, not in the replay).
+	{Scenario: variants + "var-hot-partition-provisioned.yaml", Duration: 6 * time.Hour, Expect: []expected{
+		{"DynamoDBHotPartition", "accounts-hotkey-prov", time.Hour},
+		{"DynamoDBLatencyAboveBaseline", "accounts-hotkey-prov", time.Hour}}},
+	// A low-cardinality GSI key over the partition's write limit in a 2x
+	// campaign: the index's alert, not the table's.
+	{Scenario: variants + "var-hot-key-gsi.yaml", Duration: 6 * time.Hour, Expect: []expected{
+		{"DynamoDBHotPartition", "orders-gsi-hot/by-status", 2 * time.Hour}}},
+	// 85% targets on a small table and on the GSI of a 70% table; the
+	// base table's refused writes are the GSI's (no cause metric of its own).
+	{Scenario: variants + "var-target-85.yaml", Duration: 4 * time.Hour, Expect: []expected{
+		{"DynamoDBProvisionedThroughputThrottling", "quotes-target85", 2 * time.Hour},
+		{"DynamoDBTargetUtilizationTooHigh", "quotes-target85", 2 * time.Hour},
+		{"DynamoDBProvisionedThroughputThrottling", "bookings-gsi85/by-hotel", 2 * time.Hour},
+		{"DynamoDBTargetUtilizationTooHigh", "bookings-gsi85/by-hotel", 2 * time.Hour}}},
+	{Scenario: variants + "var-surge-5x.yaml", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBSurgeBecameBaseline", "news-surge5", 0}}},
+	{Scenario: variants + "quiet-surge-5x-gone.yaml", Duration: 8 * time.Hour},
+	{Scenario: variants + "var-ratio-drift-reads-fall.yaml", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBReadWriteRatioDrift", "catalog-reads-fall", 0}}},
+	{Scenario: variants + "var-ttl-ms-large.yaml", Duration: 4 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLValuesNeverExpire", "events-ttl-ms-large", 0}}},
+	// A fifth of the writes store a String: deletions go on for the rest.
+	{Scenario: variants + "var-ttl-string-partial.yaml", Duration: 6 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLValuesNeverExpire", "carts-ttl-string", 0}}},
+	// Fixed by a deploy two days ago: the month of items under the wrong
+	// name remains, while TTL deletes the new ones.
+	{Scenario: variants + "var-ttl-name-after-deploy.yaml", Duration: 6 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLAttributeNameMismatch", "tokens-ttl-name", 0}}},
+	// AccessDenied on a table of one of two regions: that region's alerts only.
+	{Scenario: variants + "var-exporter-faults-region.yaml", Duration: 3 * time.Hour, Expect: []expected{
+		{"DynamoDBExporterAccessDenied", "demo/eu-west-1", 0},
+		{"DynamoDBExporterCollectorFailing", "demo/eu-west-1", 0}},
+		Gap: "the simulator's faults name a service or a table, not a region: CloudWatch throttling (DynamoDBExporterCloudWatchThrottled) on one region only cannot be replayed"},
+	{Scenario: variants + "quiet-target-69.yaml", Duration: 24 * time.Hour},
+	{Scenario: variants + "quiet-new-table.yaml", Duration: 24 * time.Hour},
 }
 
 // TestAlertPackReplays replays every built-in scenario and the quiet and
