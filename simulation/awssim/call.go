@@ -41,5 +41,5 @@ func (c *call) admit(resourceARN string, tables ...string) error {
 	if c.srv.faults.denied(action) {
 		return accessDenied(c.identity.ARN, action, resourceARN)
 	}
-	return c.srv.faults.apply(c.r.Context(), c.service, c.op, tables)
+	return c.srv.faults.apply(c.r.Context(), c.service, c.op, c.region, tables)
 }

@@ -9,13 +9,15 @@ import (
 )
 
 // Fault makes matching requests fail or slow down. A request matches when its
-// service equals Service, its operation equals Operation (or Operation is
-// empty) and, when Table is set, the request names that table (DynamoDB
+// service equals Service (or Service is empty: every service), its operation
+// equals Operation (or Operation is empty), its SigV4 region equals Region
+// (or Region is empty) and, when Table is set, the request names that table (DynamoDB
 // TableName or table ARN, an Auto Scaling ResourceId of the table or its
 // indexes, or a CloudWatch query with dimension TableName).
 type Fault struct {
 	Service   string
 	Operation string
+	Region    string
 	Table     string
 
 	// Error is answered in the service's protocol; empty means no error
@@ -92,8 +94,8 @@ func (fs *faultSet) denied(action string) bool {
 
 // apply finds the first fault matching the request, consumes one use of it,
 // waits its delay and returns its error.
-func (fs *faultSet) apply(ctx context.Context, service, op string, tables []string) error {
-	f, ok := fs.take(service, op, tables)
+func (fs *faultSet) apply(ctx context.Context, service, op, region string, tables []string) error {
+	f, ok := fs.take(service, op, region, tables)
 	if !ok {
 		return nil
 	}
@@ -116,12 +118,15 @@ func (fs *faultSet) apply(ctx context.Context, service, op string, tables []stri
 	return apiErr(f.Error, msg)
 }
 
-func (fs *faultSet) take(service, op string, tables []string) (Fault, bool) {
+func (fs *faultSet) take(service, op, region string, tables []string) (Fault, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, af := range fs.faults {
 		f := af.f
-		if f.Service != service || (f.Operation != "" && f.Operation != op) {
+		if (f.Service != "" && f.Service != service) || (f.Operation != "" && f.Operation != op) {
+			continue
+		}
+		if f.Region != "" && f.Region != region {
 			continue
 		}
 		if f.Table != "" && !slices.Contains(tables, f.Table) {

@@ -151,3 +151,27 @@ func TestUnsignedRequestIsRefused(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 }
+
+// TestFaultByRegionAnyService: a fault with a region and no service fails
+// every service in that region (a regional outage) and nothing elsewhere.
+func TestFaultByRegionAnyService(t *testing.T) {
+	s, _ := fixture(t, t0)
+	remove := s.AddFault(Fault{Region: "eu-west-1", Error: ErrInternal})
+	eu, us := clientsFor(s, cfg("eu-west-1")), clientsFor(s, cfg("us-east-1"))
+	_, err := eu.ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "InternalServerError")
+	_, err = eu.cw.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{})
+	if err == nil {
+		t.Fatal("CloudWatch in the failing region answered")
+	}
+	if _, err := us.ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("other region affected: %v", err)
+	}
+	if _, err := us.cw.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{}); err != nil {
+		t.Fatalf("other region's CloudWatch affected: %v", err)
+	}
+	remove()
+	if _, err := eu.ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("after the fault ends: %v", err)
+	}
+}
