@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
@@ -82,6 +83,11 @@ type Options struct {
 	Recorder Recorder
 	// MaxAttempts is the SDK retry budget per call (default 3).
 	MaxAttempts int
+	// WrapBackoff, when set, wraps the SDK standard retryer's exponential
+	// jitter backoff (capped at retry.DefaultMaxBackoff): a test can record
+	// the delays it chose and sleep less on a simulated clock. Nil keeps
+	// the SDK's own retryer.
+	WrapBackoff func(retry.BackoffDelayer) retry.BackoffDelayer
 }
 
 // NewTargets builds a Target for every account and region of the config.
@@ -128,6 +134,14 @@ func loadBase(ctx context.Context, region string, opts Options) (aws.Config, err
 		max = 3
 	}
 	lo = append(lo, awsconfig.WithRetryMaxAttempts(max))
+	if wrap := opts.WrapBackoff; wrap != nil {
+		lo = append(lo, awsconfig.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = max
+				o.Backoff = wrap(retry.NewExponentialJitterBackoff(retry.DefaultMaxBackoff))
+			})
+		}))
+	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, lo...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
