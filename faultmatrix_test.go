@@ -83,6 +83,9 @@ const (
 	// backoffBound is the SDK's exponential jitter bound before the last
 	// attempt: a random share of 2^(attempt) seconds, attempt < 3.
 	backoffBound = 4 * time.Second
+	// scrapeBound is how long a /metrics gather may take while a cycle
+	// waits on AWS (it takes milliseconds: it reads the last snapshot).
+	scrapeBound = time.Second
 )
 
 // matrixTables are the tables of the scenario, by region.
@@ -102,13 +105,17 @@ type faultRow struct {
 	// tables are the tables the fault touches; with region set and no
 	// tables, every table of that region.
 	tables []string
-	// collector is the collector whose per-target success must drop.
-	collector string
+	// collectors are the collectors whose per-target success must drop
+	// (none: the fault slows the exporter down but fails nothing).
+	collectors []string
 	// codes are the error codes the exporter must count during the fault.
 	codes []string
 	// calls are the awssim operations ("service:op") whose calls are
 	// counted, during the fault and per cycle before it.
 	calls []string
+	// slowCycle, when set, is how long (wall clock) the fault must hold
+	// a cycle.
+	slowCycle time.Duration
 	// expect is what the exporter does, in a sentence, for the document.
 	expect string
 }
@@ -132,7 +139,7 @@ func faultRows() []faultRow {
 			on: func(r *matrixRun) func() {
 				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Error: awssim.ErrThrottling})
 			},
-			collector: "cloudwatch", codes: []string{"Throttling"}, calls: []string{"cloudwatch:GetMetricData"},
+			collectors: []string{"cloudwatch"}, codes: []string{"Throttling"}, calls: []string{"cloudwatch:GetMetricData"},
 			expect: "keeps the last values; cloudwatch success 0 per region; refetches the missed window once the throttling ends",
 		},
 		{
@@ -141,7 +148,7 @@ func faultRows() []faultRow {
 			on: func(r *matrixRun) func() {
 				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Region: "us-east-1", Error: awssim.ErrInternal})
 			},
-			collector: "cloudwatch", codes: []string{"InternalServiceError"}, calls: []string{"cloudwatch:GetMetricData"},
+			collectors: []string{"cloudwatch"}, codes: []string{"InternalServiceError"}, calls: []string{"cloudwatch:GetMetricData"},
 			expect: "us-east-1 keeps its last values and shows cloudwatch success 0; eu-west-1 is served; the window is refetched",
 		},
 		{
@@ -150,8 +157,56 @@ func faultRows() []faultRow {
 			on: func(r *matrixRun) func() {
 				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTable", Error: awssim.ErrInternal})
 			},
-			collector: "tables", codes: []string{"InternalServerError"}, calls: []string{"dynamodb:DescribeTable"},
+			collectors: []string{"tables"}, codes: []string{"InternalServerError"}, calls: []string{"dynamodb:DescribeTable"},
 			expect: "table gauges keep their last values, tables success 0; CloudWatch counters keep advancing",
+		},
+		{
+			name: "slow-answers", fault: "CloudWatch ListMetrics answers after 3s (wall clock) in us-east-1",
+			dur: 2 * time.Minute, region: "us-east-1", tables: []string{},
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "ListMetrics", Region: "us-east-1", Delay: 3 * time.Second})
+			},
+			calls: []string{"cloudwatch:ListMetrics"}, slowCycle: 3 * time.Second,
+			expect: "each cycle waits for the answer (no per-call timeout, see known gaps); /metrics answers from the last snapshot meanwhile; nothing is stale",
+		},
+		{
+			name: "access-denied-table", fault: "every DynamoDB call naming fm-secret answers AccessDeniedException",
+			dur: 10 * time.Minute, region: "us-east-1", tables: []string{"fm-secret"},
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Table: "fm-secret", Error: awssim.ErrAccessDenied})
+			},
+			collectors: []string{"tables"}, codes: []string{"AccessDeniedException"}, calls: []string{"dynamodb:DescribeTable"},
+			expect: "tables success 0 in us-east-1, the error counted by code; the other tables and every CloudWatch counter keep being served",
+		},
+		{
+			name: "access-denied-api", fault: "application-autoscaling:DescribeScalableTargets denied (IAM implicit deny)",
+			dur: 10 * time.Minute,
+			on: func(r *matrixRun) func() {
+				r.srv.Deny("application-autoscaling:DescribeScalableTargets")
+				return func() { r.srv.Allow("application-autoscaling:DescribeScalableTargets") }
+			},
+			collectors: []string{"autoscaling"}, codes: []string{"AccessDeniedException"}, calls: []string{"application-autoscaling:DescribeScalableTargets"},
+			expect: "autoscaling success 0 in both regions, no retries of the refusal; every table and counter keeps being served",
+		},
+		{
+			name: "access-denied-region", fault: "every call in eu-west-1 answers AccessDeniedException (a region denied by policy)",
+			dur: 10 * time.Minute, region: "eu-west-1",
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Region: "eu-west-1", Error: awssim.ErrAccessDenied})
+			},
+			collectors: []string{"discovery", "tables", "autoscaling", "cloudwatch"}, codes: []string{"AccessDeniedException"},
+			calls:  []string{"dynamodb:ListTables", "dynamodb:DescribeTable", "cloudwatch:ListMetrics", "cloudwatch:GetMetricData"},
+			expect: "every collector shows success 0 for eu-west-1 only; us-east-1 is served; eu-west-1 catches up once allowed",
+		},
+		{
+			name: "region-outage-30m", fault: "every call in eu-west-1 answers 500 for 30 minutes",
+			dur: 30 * time.Minute, region: "eu-west-1",
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Region: "eu-west-1", Error: awssim.ErrInternal})
+			},
+			collectors: []string{"discovery", "tables", "autoscaling", "cloudwatch"}, codes: []string{"InternalServerError", "InternalServiceError"},
+			calls:  []string{"dynamodb:ListTables", "dynamodb:DescribeTable", "cloudwatch:ListMetrics", "cloudwatch:GetMetricData"},
+			expect: "eu-west-1 shows success 0 and its age; us-east-1 is served; after it, the last max_catch_up (15m) is refetched and the older minutes are lost (a longer max_catch_up keeps them)",
 		},
 	}
 }
@@ -215,6 +270,35 @@ func (r *matrixRun) advance(t *testing.T, at time.Time) {
 		t.Fatal(err)
 	}
 	r.app.Scheduler.RunDue(context.Background())
+}
+
+// advanceScraped is advance while /metrics is gathered over and over: it
+// returns how long the cycle took and the longest gather meanwhile.
+func (r *matrixRun) advanceScraped(t *testing.T, at time.Time) (took, slowest time.Duration) {
+	t.Helper()
+	done := make(chan struct{})
+	started := time.Now()
+	go func() {
+		defer close(done)
+		r.clk.Set(at)
+		if err := r.eng.AdvanceTo(at); err != nil {
+			t.Error(err)
+			return
+		}
+		r.app.Scheduler.RunDue(context.Background())
+	}()
+	for {
+		g := time.Now()
+		if _, err := r.app.Registry.Gather(); err != nil {
+			t.Fatal(err)
+		}
+		slowest = max(slowest, time.Since(g))
+		select {
+		case <-done:
+			return time.Since(started), slowest
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // snapshot is what /metrics showed at one time.
@@ -318,6 +402,8 @@ type rowResult struct {
 	cycles           int     // cycles during the fault
 	retries          int     // backoff delays the SDK chose during the fault
 	maxBackoff       time.Duration
+	slowestCycle     time.Duration // wall-clock time of the longest cycle during the fault
+	slowestScrape    time.Duration // longest /metrics gather while a cycle ran
 	recoveredAfter   time.Duration // from the end of the fault to every target's success
 	lostUnits        float64       // consumed units the counters miss after recovery (catch-up window)
 	checked          counters      // what the simulator served over the row, every table
@@ -353,7 +439,9 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 	advancing := map[string]int{}
 	f := s.Add(row.dur)
 	for at := s.Add(time.Minute); !at.After(f); at = at.Add(time.Minute) {
-		r.advance(t, at)
+		took, gather := r.advanceScraped(t, at)
+		res.slowestCycle = max(res.slowestCycle, took)
+		res.slowestScrape = max(res.slowestScrape, gather)
 		res.cycles++
 		now := r.gather(t)
 		for _, tb := range matrixTables {
@@ -391,26 +479,32 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 	// What is stale is visible.
 	end := r.gather(t)
 	for _, tg := range r.app.Targets {
-		if row.region != "" && tg.Region != row.region {
-			continue
+		failed := false
+		for _, col := range []string{"discovery", "tables", "autoscaling", "cloudwatch"} {
+			lbl := map[string]string{catalogue.LabelCollector: col, catalogue.LabelAccount: tg.Account, catalogue.LabelRegion: tg.Region}
+			ok, _ := end.sum(catalogue.ExporterCollectorSuccess, lbl)
+			last, _ := end.sum(catalogue.ExporterCollectorLastSuccess, lbl)
+			inFault := slices.Contains(row.collectors, col) && (row.region == "" || row.region == tg.Region)
+			switch {
+			case inFault && ok != 0:
+				t.Errorf("%s in %s shows success at the end of the fault", col, tg.Key())
+			case !inFault && ok != 1:
+				t.Errorf("%s in %s shows failure, the fault does not touch it", col, tg.Key())
+			case inFault:
+				failed = true
+				res.staleAge = max(res.staleAge, f.Sub(time.Unix(int64(last), 0)).Seconds())
+			}
 		}
-		lbl := map[string]string{catalogue.LabelCollector: row.collector, catalogue.LabelAccount: tg.Account, catalogue.LabelRegion: tg.Region}
-		ok, _ := end.sum(catalogue.ExporterCollectorSuccess, lbl)
-		last, _ := end.sum(catalogue.ExporterCollectorLastSuccess, lbl)
-		if ok == 0 {
+		if failed {
 			res.failedTargets++
-			res.staleAge = max(res.staleAge, f.Sub(time.Unix(int64(last), 0)).Seconds())
 		}
-	}
-	if res.failedTargets == 0 {
-		t.Errorf("no %s target shows success 0 at the end of the fault", row.collector)
 	}
 	for _, code := range row.codes {
 		n, _ := end.sum(catalogue.ExporterAWSRequestErrorsTotal, map[string]string{catalogue.LabelErrorCode: code})
 		b, _ := before.sum(catalogue.ExporterAWSRequestErrorsTotal, map[string]string{catalogue.LabelErrorCode: code})
 		res.errorsCounted += n - b
 	}
-	if res.errorsCounted == 0 {
+	if res.errorsCounted == 0 && len(row.codes) > 0 {
 		for _, m := range end[catalogue.ExporterAWSRequestErrorsTotal] {
 			t.Logf("%v %v", m.GetLabel(), m.GetCounter().GetValue())
 		}
@@ -426,6 +520,14 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 	}
 	if len(backoffs) >= 4 && len(slices.Compact(slices.Sorted(slices.Values(backoffs)))) < 2 {
 		t.Errorf("backoff delays without jitter: %v", backoffs)
+	}
+
+	// /metrics answers within its usual time while AWS is slow.
+	if res.slowestScrape > scrapeBound {
+		t.Errorf("a /metrics gather took %v during the fault, more than %v", res.slowestScrape, scrapeBound)
+	}
+	if row.slowCycle > 0 && res.slowestCycle < row.slowCycle {
+		t.Errorf("the slowest cycle took %v, the fault should hold it %v", res.slowestCycle, row.slowCycle)
 	}
 
 	// Recovery.
@@ -457,7 +559,7 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 		got := counters{c.consumed - startCounters[tb.table].consumed, c.throttles - startCounters[tb.table].throttles}
 		want := r.truth(t, tb.region, tb.table, s.Add(-matrixDelay), e.Add(-matrixDelay))
 		var lost counters
-		if row.touches(tb.region, tb.table) && row.collector == "cloudwatch" {
+		if row.touches(tb.region, tb.table) && slices.Contains(row.collectors, "cloudwatch") {
 			lost = r.truth(t, tb.region, tb.table, s.Add(-matrixDelay), f.Add(time.Minute-matrixDelay-catchUp))
 		}
 		res.lostUnits += lost.consumed
@@ -497,6 +599,10 @@ func TestFaultMatrix(t *testing.T) {
 		})
 	}
 	if t.Failed() {
+		return
+	}
+	if len(results) != len(faultRows()) {
+		t.Logf("%d of %d rows run: docs/reliability.md not checked", len(results), len(faultRows()))
 		return
 	}
 	doc := reliabilityDoc(results)
@@ -542,8 +648,35 @@ func reliabilityDoc(results []rowResult) string {
 			r.errorsCounted, strings.Join(r.row.codes, ", "), r.faultCalls, r.cycles, r.baselinePerCycle,
 			r.retries, backoffBound, fmtDur(r.recoveredAfter), r.checked.consumed, r.checked.throttles, r.lostUnits)
 	}
+	b.WriteString(knownGaps)
 	return b.String()
 }
+
+// knownGaps closes docs/reliability.md: what the matrix does not cover yet
+// and what the rows showed the exporter does not do.
+const knownGaps = `
+/metrics is gathered every 20ms while each cycle of the fault runs: no gather took 1s or more in any
+row (it serves the last snapshot, whatever AWS does). In the slow-answers row every cycle waited
+3s or more for its ListMetrics answer.
+
+## Known gaps
+
+- **No per-call timeout.** A call that hangs holds its collector's run until the run's bound, the
+  collector's interval (1m for CloudWatch by default): the next cycle of that collector waits.
+  The slow-answers row shows the cycle waiting; /metrics keeps answering meanwhile.
+- **Minutes older than max_catch_up are lost after a long outage.** In the 30-minute region outage,
+  the first cycle after it refetches the last 15 minutes (max_catch_up) and the minutes before are
+  never read: the units in the "Units lost" column. The row asserts exactly that loss and no
+  other. Raise collectors.cloudwatch.max_catch_up to cover the outages you want to ride out
+  (CloudWatch keeps one-minute datapoints for 15 days).
+- **SDK retry quota.** In long outages the SDK's retry token bucket runs dry (about 100 retries per
+  client) and further calls fail on their first attempt: fewer calls, not more, as the row shows.
+- Not yet in the matrix: a connection reset mid-body; a table deleted, re-created with the same
+  name or switched mode mid-cycle; STS refusing to renew an assumed role (the SDK's credential
+  cache expires credentials on the wall clock, which the manual clock does not move); clock skew;
+  a direct measure that a collector's runs never overlap (the scheduler runs each job on its own
+  ticker and every collector holds a lock over its run, but no row counts overlapping runs).
+`
 
 func fmtDur(d time.Duration) string {
 	return strings.TrimSuffix(d.String(), "0s")
