@@ -116,6 +116,11 @@ type faultRow struct {
 	// calls are the awssim operations ("service:op") whose calls are
 	// counted, during the fault and per cycle before it.
 	calls []string
+	// gone are tables the fault removes: their series must have left
+	// /metrics at the end of the fault and stay gone.
+	gone []string
+	// check, when set, asserts more at the end of the fault.
+	check func(t *testing.T, end snapshot)
 	// slowCycle, when set, is how long (wall clock) the fault must hold
 	// a cycle.
 	slowCycle time.Duration
@@ -209,6 +214,35 @@ func faultRows() []faultRow {
 			collectors: []string{"discovery", "tables", "autoscaling", "cloudwatch"}, codes: []string{"AccessDeniedException"},
 			calls:  []string{"dynamodb:ListTables", "dynamodb:DescribeTable", "cloudwatch:ListMetrics", "cloudwatch:GetMetricData"},
 			expect: "every collector shows success 0 for eu-west-1 only; us-east-1 is served; eu-west-1 catches up once allowed",
+		},
+		{
+			name: "table-deleted-mid-cycle", fault: "fm-secret deleted between ListTables and its DescribeTable, in one cycle",
+			dur: 10 * time.Minute, region: "us-east-1", tables: []string{"fm-secret"}, gone: []string{"fm-secret"},
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTable", Table: "fm-secret", Times: 1, OnMatch: func() {
+					r.srv.DeleteTable("us-east-1", "fm-secret")
+				}})
+			},
+			codes: []string{"ResourceNotFoundException"}, calls: []string{"dynamodb:DescribeTable"},
+			expect: "the table's series leave /metrics, every collector succeeds again, the other tables are served without a gap",
+		},
+		{
+			name: "mode-switch-mid-cycle", fault: "fm-orders switched from provisioned to on-demand between ListTables and its DescribeTable",
+			dur: 10 * time.Minute,
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTable", Table: "fm-orders", Times: 1, OnMatch: func() {
+					if err := r.srv.SetBillingMode("us-east-1", "fm-orders", awssim.BillingPayPerRequest, awssim.Capacity{}, nil, r.clk.Now()); err != nil {
+						panic(err)
+					}
+				}})
+			},
+			calls: []string{"dynamodb:DescribeTable"},
+			check: func(t *testing.T, end snapshot) {
+				if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: "fm-orders", "billing_mode": "PAY_PER_REQUEST"}); !ok {
+					t.Error("fm-orders is not shown on-demand at the end of the fault")
+				}
+			},
+			expect: "dynamodb_table_info shows PAY_PER_REQUEST; counters keep equal to what was served, across the switch",
 		},
 		{
 			name: "region-outage-30m", fault: "every call in eu-west-1 answers 500 for 30 minutes",
@@ -490,6 +524,17 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 
 	// What is stale is visible.
 	end := r.gather(t)
+	for _, g := range row.gone {
+		if _, ok := end.sum(catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{catalogue.LabelTable: g}); ok {
+			t.Errorf("%s is gone, its counters are still on /metrics", g)
+		}
+		if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: g}); ok {
+			t.Errorf("%s is gone, its dynamodb_table_info is still on /metrics", g)
+		}
+	}
+	if row.check != nil {
+		row.check(t, end)
+	}
 	for _, tg := range r.app.Targets {
 		failed := false
 		for _, col := range []string{"discovery", "tables", "autoscaling", "cloudwatch"} {
@@ -563,6 +608,12 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 	e := f.Add(matrixRecovery)
 	catchUp := r.app.Config.Collectors.CloudWatch.MaxCatchUp.D()
 	for _, tb := range matrixTables {
+		if slices.Contains(row.gone, tb.table) {
+			if _, ok := last.tableCounters(tb.region, tb.table); ok {
+				t.Errorf("after recovery: %s is back on /metrics", tb.table)
+			}
+			continue
+		}
 		c, ok := last.tableCounters(tb.region, tb.table)
 		if !ok {
 			t.Errorf("after recovery: no counters for %s/%s", tb.region, tb.table)
@@ -682,8 +733,8 @@ hanging until the collector's interval ends (the exporter had no per-call timeou
   (CloudWatch keeps one-minute datapoints for 15 days).
 - **SDK retry quota.** In long outages the SDK's retry token bucket runs dry (about 100 retries per
   client) and further calls fail on their first attempt: fewer calls, not more, as the row shows.
-- Not yet in the matrix: a connection reset mid-body; a table deleted, re-created with the same
-  name or switched mode mid-cycle; STS refusing to renew an assumed role (the SDK's credential
+- Not yet in the matrix: a connection reset mid-body; a table re-created with the same name (the
+  simulation cannot bring a deleted table back yet); STS refusing to renew an assumed role (the SDK's credential
   cache expires credentials on the wall clock, which the manual clock does not move); clock skew;
   a direct measure that a collector's runs never overlap (the scheduler runs each job on its own
   ticker and every collector holds a lock over its run, but no row counts overlapping runs).

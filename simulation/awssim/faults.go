@@ -30,6 +30,12 @@ type Fault struct {
 	Delay time.Duration
 	// Times is how many matching requests the fault applies to; 0 means all.
 	Times int
+	// OnMatch, when set, runs (with no server lock held) when the fault
+	// applies, before its delay and error: a test can change the account
+	// in the middle of a request, for instance delete the table a
+	// DescribeTable names after ListTables listed it. With no Error and no
+	// Delay the request then proceeds against the changed account.
+	OnMatch func()
 }
 
 // faultSet is the fault injection and IAM deny state.
@@ -98,6 +104,9 @@ func (fs *faultSet) apply(ctx context.Context, service, op, region string, table
 	f, ok := fs.take(service, op, region, tables)
 	if !ok {
 		return nil
+	}
+	if f.OnMatch != nil {
+		f.OnMatch()
 	}
 	if f.Delay > 0 {
 		t := time.NewTimer(f.Delay)

@@ -175,3 +175,23 @@ func TestFaultByRegionAnyService(t *testing.T) {
 		t.Fatalf("after the fault ends: %v", err)
 	}
 }
+
+// TestFaultOnMatchChangesTheAccountMidRequest: a trigger deleting the table
+// a DescribeTable names makes that very request answer ResourceNotFound.
+func TestFaultOnMatchChangesTheAccountMidRequest(t *testing.T) {
+	s, _ := fixture(t, t0)
+	ddb := clientsFor(s, cfg("us-east-1")).ddb
+	fired := 0
+	s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Table: "orders", Times: 1, OnMatch: func() {
+		fired++
+		s.DeleteTable("us-east-1", "orders")
+	}})
+	if err := describe(ddb, "sessions"); err != nil {
+		t.Fatalf("other table: %v", err)
+	}
+	wantAPIError(t, describe(ddb, "orders"), "ResourceNotFoundException")
+	wantAPIError(t, describe(ddb, "orders"), "ResourceNotFoundException")
+	if fired != 1 {
+		t.Fatalf("trigger ran %d times, want 1", fired)
+	}
+}
