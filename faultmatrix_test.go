@@ -245,6 +245,16 @@ func faultRows() []faultRow {
 			expect: "dynamodb_table_info shows PAY_PER_REQUEST; counters keep equal to what was served, across the switch",
 		},
 		{
+			name: "clock-skew", fault: "AWS's clock 20 minutes ahead of the exporter's host (signatures refused as expired), then back in line",
+			dur: 10 * time.Minute,
+			on: func(r *matrixRun) func() {
+				r.srv.SetClockSkew(20 * time.Minute)
+				return func() { r.srv.SetClockSkew(0) }
+			},
+			codes: []string{"InvalidSignatureException"}, calls: []string{"dynamodb:DescribeTable", "cloudwatch:GetMetricData"},
+			expect: "the SDK corrects its signing time from AWS's Date header on the first refusal of each client and retries; nothing goes stale; when the clocks realign it heals the same way",
+		},
+		{
 			name: "region-outage-30m", fault: "every call in eu-west-1 answers 500 for 30 minutes",
 			dur: 30 * time.Minute, region: "eu-west-1",
 			on: func(r *matrixRun) func() {
@@ -735,8 +745,8 @@ hanging until the collector's interval ends (the exporter had no per-call timeou
   client) and further calls fail on their first attempt: fewer calls, not more, as the row shows.
 - Not yet in the matrix: a connection reset mid-body; a table re-created with the same name (the
   simulation cannot bring a deleted table back yet); STS refusing to renew an assumed role (the SDK's credential
-  cache expires credentials on the wall clock, which the manual clock does not move); clock skew;
-  a direct measure that a collector's runs never overlap (the scheduler runs each job on its own
+  cache expires credentials on the wall clock, which the manual clock does not move, while awssim
+  expires the session on the simulated clock); a direct measure that a collector's runs never overlap (the scheduler runs each job on its own
   ticker and every collector holds a lock over its run, but no row counts overlapping runs).
 `
 

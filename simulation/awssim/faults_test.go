@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 func describe(c *dynamodb.Client, name string) error {
@@ -193,5 +195,59 @@ func TestFaultOnMatchChangesTheAccountMidRequest(t *testing.T) {
 	wantAPIError(t, describe(ddb, "orders"), "ResourceNotFoundException")
 	if fired != 1 {
 		t.Fatalf("trigger ran %d times, want 1", fired)
+	}
+}
+
+// TestClockSkew: with AWS's clock 20 minutes ahead, a request signed on the
+// wall clock is refused as expired, with AWS's time in the Date header; the
+// SDK's standard retryer corrects its signing time from it and the retry
+// passes.
+func TestClockSkew(t *testing.T) {
+	s, _ := fixture(t, t0)
+	s.SetClockSkew(20 * time.Minute)
+	var raw *http.Response
+	_, err := clientsFor(s, cfg("us-east-1")).ddb.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")},
+		func(o *dynamodb.Options) {
+			o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+				return st.Deserialize.Add(middleware.DeserializeMiddlewareFunc("raw", func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+					out, md, err := next.HandleDeserialize(ctx, in)
+					if r, ok := out.RawResponse.(*smithyhttp.Response); ok {
+						raw = r.Response
+					}
+					return out, md, err
+				}), middleware.Before)
+			})
+		})
+	msg := wantAPIError(t, err, "InvalidSignatureException")
+	if !strings.Contains(msg, "Signature expired") {
+		t.Errorf("message %q", msg)
+	}
+	date, perr := http.ParseTime(raw.Header.Get("Date"))
+	if perr != nil || date.Sub(time.Now()) < 19*time.Minute {
+		t.Errorf("Date header %q is not AWS's skewed time (%v)", raw.Header.Get("Date"), perr)
+	}
+
+	rc := cfg("us-east-1")
+	rc.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		})
+	}
+	s.ResetRequests()
+	if err := describe(clientsFor(s, rc).ddb, "orders"); err != nil {
+		t.Fatalf("the SDK did not correct its clock: %v", err)
+	}
+	if n := s.RequestCount(ServiceDynamoDB, "DescribeTable"); n != 2 {
+		t.Errorf("%d attempts, want 2 (refused, then corrected)", n)
+	}
+	s.SetClockSkew(0)
+	if err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"); err != nil {
+		t.Fatalf("clocks agree: %v", err)
+	}
+	s.SetClockSkew(-10 * time.Minute)
+	wantAPIError(t, describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"), "InvalidSignatureException")
+	s.ClearClockSkew()
+	if err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"); err != nil {
+		t.Fatalf("check off: %v", err)
 	}
 }

@@ -51,6 +51,7 @@ type Server struct {
 
 	obs    observer
 	faults faultSet
+	skew   clockSkew
 	// listDelay is how long a new metric stays out of ListMetrics
 	// (SetListMetricsDelay), in nanoseconds.
 	listDelay atomic.Int64
@@ -269,6 +270,9 @@ func (s *Server) finish(w http.ResponseWriter, c *call, out any, err error) {
 		w.Header()[k] = v
 	}
 	w.Header().Set("X-Amzn-Requestid", s.requestID())
+	if now, on := s.awsTime(); on {
+		w.Header().Set("Date", now.Format(http.TimeFormat))
+	}
 	w.WriteHeader(resp.status)
 	if _, werr := w.Write(resp.body); werr != nil {
 		s.log.Debug("awssim: write response", "err", werr)
