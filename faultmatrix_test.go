@@ -187,6 +187,15 @@ func faultRows() []faultRow {
 			expect: "each attempt is cut at 1s and retried (3 attempts), the cycle fails in us-east-1 and is counted; eu-west-1 is served; the window is refetched",
 		},
 		{
+			name: "reset-mid-body", fault: "CloudWatch GetMetricData answers are cut half way through the body in us-east-1",
+			dur: 5 * time.Minute, region: "us-east-1",
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Region: "us-east-1", Reset: true})
+			},
+			collectors: []string{"cloudwatch"}, codes: []string{"transport"}, calls: []string{"cloudwatch:GetMetricData"},
+			expect: "the SDK does not retry a body cut short (unexpected EOF); the cycle fails in us-east-1, counted as transport; nothing half-read is ingested; the window is refetched",
+		},
+		{
 			name: "access-denied-table", fault: "every DynamoDB call naming fm-secret answers AccessDeniedException",
 			dur: 10 * time.Minute, region: "us-east-1", tables: []string{"fm-secret"},
 			on: func(r *matrixRun) func() {
@@ -743,7 +752,7 @@ hanging until the collector's interval ends (the exporter had no per-call timeou
   (CloudWatch keeps one-minute datapoints for 15 days).
 - **SDK retry quota.** In long outages the SDK's retry token bucket runs dry (about 100 retries per
   client) and further calls fail on their first attempt: fewer calls, not more, as the row shows.
-- Not yet in the matrix: a connection reset mid-body; a table re-created with the same name (the
+- Not yet in the matrix: a table re-created with the same name (the
   simulation cannot bring a deleted table back yet); STS refusing to renew an assumed role (the SDK's credential
   cache expires credentials on the wall clock, which the manual clock does not move, while awssim
   expires the session on the simulated clock); a direct measure that a collector's runs never overlap (the scheduler runs each job on its own

@@ -2,6 +2,7 @@ package awssim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -28,6 +29,10 @@ type Fault struct {
 	// Delay is waited (wall-clock, honouring request cancellation) before
 	// answering.
 	Delay time.Duration
+	// Reset answers the request as usual but closes the connection half
+	// way through the body (a connection reset mid-body): the caller sees
+	// the full Content-Length promised and fewer bytes.
+	Reset bool
 	// Times is how many matching requests the fault applies to; 0 means all.
 	Times int
 	// OnMatch, when set, runs (with no server lock held) when the fault
@@ -37,6 +42,9 @@ type Fault struct {
 	// Delay the request then proceeds against the changed account.
 	OnMatch func()
 }
+
+// errResetMidBody tells admit that the answer is to be cut mid-body.
+var errResetMidBody = errors.New("awssim: reset mid-body")
 
 // faultSet is the fault injection and IAM deny state.
 type faultSet struct {
@@ -116,6 +124,9 @@ func (fs *faultSet) apply(ctx context.Context, service, op, region string, table
 		case <-ctx.Done():
 			return fmt.Errorf("awssim: injected delay: %w", ctx.Err())
 		}
+	}
+	if f.Reset {
+		return errResetMidBody
 	}
 	if f.Error == "" {
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
@@ -249,5 +250,36 @@ func TestClockSkew(t *testing.T) {
 	s.ClearClockSkew()
 	if err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"); err != nil {
 		t.Fatalf("check off: %v", err)
+	}
+}
+
+// TestFaultResetMidBody: the answer is cut half way through its promised
+// body; the SDK sees a deserialization error (unexpected EOF), not an API
+// error, and its standard retryer does not retry it: one attempt.
+func TestFaultResetMidBody(t *testing.T) {
+	s, _ := fixture(t, t0)
+	s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Table: "orders", Reset: true, Times: 1})
+	err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders")
+	var ae smithy.APIError
+	if err == nil || errors.As(err, &ae) {
+		t.Fatalf("reset mid-body answered %v, want a transport error", err)
+	}
+	if err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"); err != nil {
+		t.Fatalf("after the reset: %v", err)
+	}
+
+	s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Reset: true, Times: 1})
+	rc := cfg("us-east-1")
+	rc.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		})
+	}
+	s.ResetRequests()
+	if err := describe(clientsFor(s, rc).ddb, "orders"); err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Fatalf("reset mid-body with retries: %v, want unexpected EOF", err)
+	}
+	if n := s.RequestCount(ServiceDynamoDB, "DescribeTable"); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
 	}
 }

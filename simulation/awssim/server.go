@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -273,10 +274,32 @@ func (s *Server) finish(w http.ResponseWriter, c *call, out any, err error) {
 	if now, on := s.awsTime(); on {
 		w.Header().Set("Date", now.Format(http.TimeFormat))
 	}
+	if c.reset && len(resp.body) > 1 {
+		s.resetMidBody(w, resp)
+		return
+	}
 	w.WriteHeader(resp.status)
 	if _, werr := w.Write(resp.body); werr != nil {
 		s.log.Debug("awssim: write response", "err", werr)
 	}
+}
+
+// resetMidBody promises the whole body, writes half of it and closes the
+// connection.
+func (s *Server) resetMidBody(w http.ResponseWriter, resp response) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body[:len(resp.body)/2])
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler) // closes the connection without logging
+	}
+	conn, buf, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = buf.Flush()
+	_ = conn.Close()
 }
 
 // requestID returns a fresh, UUID-shaped request ID.
