@@ -61,8 +61,8 @@ tables:
 // matrixConfig is the exporter's configuration: every table collector on
 // a one-minute cadence (TTL sampling and the capacity history are left
 // out: neither feeds the counters the matrix checks), default retries and
-// catch-up window, a call timeout of 1s (30s by default) so that a row can
-// answer past it in seconds.
+// catch-up window, a call timeout of 10s (30s by default), 1s in the row
+// that answers past it so that it takes seconds.
 const matrixConfig = `
 accounts:
   - name: faults
@@ -75,7 +75,7 @@ collectors:
   ttl: {enabled: false}
   capacity: {enabled: false}
 aws:
-  call_timeout: 1s
+  call_timeout: %s
 `
 
 const (
@@ -121,6 +121,8 @@ type faultRow struct {
 	gone []string
 	// check, when set, asserts more at the end of the fault.
 	check func(t *testing.T, end snapshot)
+	// callTimeout, when set, replaces the configuration's 10s call timeout.
+	callTimeout time.Duration
 	// slowCycle, when set, is how long (wall clock) the fault must hold
 	// a cycle.
 	slowCycle time.Duration
@@ -169,7 +171,7 @@ func faultRows() []faultRow {
 			expect: "table gauges keep their last values, tables success 0; CloudWatch counters keep advancing",
 		},
 		{
-			name: "slow-answers", fault: "CloudWatch ListMetrics answers after 600ms (wall clock, within the 1s call timeout) in us-east-1",
+			name: "slow-answers", fault: "CloudWatch ListMetrics answers after 600ms (wall clock, within the call timeout) in us-east-1",
 			dur: 2 * time.Minute, region: "us-east-1", tables: []string{},
 			on: func(r *matrixRun) func() {
 				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "ListMetrics", Region: "us-east-1", Delay: 600 * time.Millisecond})
@@ -183,7 +185,7 @@ func faultRows() []faultRow {
 			on: func(r *matrixRun) func() {
 				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "ListMetrics", Region: "us-east-1", Delay: 3 * time.Second})
 			},
-			collectors: []string{"cloudwatch"}, codes: []string{"canceled"}, calls: []string{"cloudwatch:ListMetrics"}, slowCycle: 3 * time.Second,
+			collectors: []string{"cloudwatch"}, codes: []string{"canceled"}, calls: []string{"cloudwatch:ListMetrics"}, slowCycle: 3 * time.Second, callTimeout: time.Second,
 			expect: "each attempt is cut at 1s and retried (3 attempts), the cycle fails in us-east-1 and is counted; eu-west-1 is served; the window is refetched",
 		},
 		{
@@ -290,7 +292,7 @@ type matrixRun struct {
 // startMatrix builds the simulated account and the exporter. The SDK's
 // standard retryer runs as in production, but its backoff delays are
 // recorded instead of slept, so that a row takes seconds, not minutes.
-func startMatrix(t *testing.T) *matrixRun {
+func startMatrix(t *testing.T, callTimeout time.Duration) *matrixRun {
 	t.Helper()
 	sc, err := sim.LoadScenario([]byte(matrixScenario))
 	if err != nil {
@@ -303,7 +305,10 @@ func startMatrix(t *testing.T) *matrixRun {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.srv.Close() })
-	cfg, err := config.Parse([]byte(matrixConfig))
+	if callTimeout == 0 {
+		callTimeout = 10 * time.Second
+	}
+	cfg, err := config.Parse([]byte(fmt.Sprintf(matrixConfig, callTimeout)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +481,7 @@ type rowResult struct {
 }
 
 func runFaultRow(t *testing.T, row faultRow) rowResult {
-	r := startMatrix(t)
+	r := startMatrix(t, row.callTimeout)
 	t0 := r.clk.Now()
 	res := rowResult{row: row, tables: len(matrixTables)}
 	for m := time.Duration(0); m <= matrixWarmUp; m += time.Minute {
@@ -713,13 +718,14 @@ func reliabilityDoc(results []rowResult) string {
 	b.WriteString("(two regions, four tables: `fm-orders` provisioned and throttled at its peaks, `fm-users` and\n")
 	b.WriteString("`fm-secret` on-demand in us-east-1, `fm-eu` provisioned in eu-west-1) on a manual clock moved one\n")
 	b.WriteString("minute at a time: 5 minutes of warm-up, the fault, 20 minutes after it. Configuration: every\n")
-	b.WriteString("collector each minute, CloudWatch delay 2m, default `max_catch_up` (15m), the SDK's standard\n")
-	b.WriteString("retryer with 3 attempts per call (its backoff delays are recorded, not slept).\n\n")
+	b.WriteString("collector each minute, CloudWatch delay 2m, default `max_catch_up` (15m), `aws.call_timeout` 10s\n")
+	b.WriteString("(1s in the row past it), the SDK's standard retryer with 3 attempts per call (its backoff delays\n")
+	b.WriteString("are recorded, not slept).\n\n")
 	b.WriteString("Every row asserts: each table the fault does not touch is served every minute of the fault (its\n")
 	b.WriteString("consumed counters advance by exactly what the simulator served); the collector's success is 0 for\n")
 	b.WriteString("the failing account/region with its last-success timestamp left behind, and the errors are counted\n")
 	b.WriteString("by code; the calls the simulated account received stay within 3 attempts per call of a normal\n")
-	b.WriteString("cycle, with jittered backoff under the SDK's 20s cap; every collector succeeds again by itself;\n")
+	b.WriteString("cycle, with jittered backoff under 4s (a random share of 2^attempt s); every collector recovers itself;\n")
 	b.WriteString("and 20 minutes after the fault every table's consumed and throttle-event counters equal the\n")
 	b.WriteString("simulator's truth since before the fault, less only minutes older than the catch-up window.\n\n")
 	b.WriteString("| Fault | Duration | What the exporter did | Tables served / touched | Failing targets (stale for) | Errors counted | Calls during fault (per cycle before) | Retries (max backoff) | Recovered after | Counters checked: units, throttle events | Units lost |\n")
@@ -739,8 +745,8 @@ func reliabilityDoc(results []rowResult) string {
 const knownGaps = `
 /metrics is gathered every 20ms while each cycle of the fault runs: no gather took 1s or more in any
 row (it serves the last snapshot, whatever AWS does). In the slow-answers row every cycle waited
-600ms or more for its ListMetrics answer; past the call timeout (aws.call_timeout, 1s here, 30s by
-default) each attempt is cut, so a cycle is held 3s (3 attempts) and fails visibly instead of
+600ms or more for its ListMetrics answer; past the call timeout (aws.call_timeout, 1s in that row,
+30s by default) each attempt is cut, so a cycle is held 3s (3 attempts) and fails visibly instead of
 hanging until the collector's interval ends (the exporter had no per-call timeout before this row).
 
 ## Known gaps
