@@ -283,3 +283,34 @@ func TestFaultResetMidBody(t *testing.T) {
 		t.Errorf("%d attempts, want 1", n)
 	}
 }
+
+// TestPeakInFlight: two DescribeTable calls held by a delay at the same
+// time peak at 2; calls one after the other at 1.
+func TestPeakInFlight(t *testing.T) {
+	s, _ := fixture(t, t0)
+	ddb := clientsFor(s, cfg("us-east-1")).ddb
+	for range 2 {
+		_ = describe(ddb, "orders")
+	}
+	if n := s.PeakInFlight(ServiceDynamoDB, "DescribeTable", "us-east-1"); n != 1 {
+		t.Fatalf("sequential calls peak at %d, want 1", n)
+	}
+	s.ResetPeakInFlight()
+	remove := s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Delay: 200 * time.Millisecond})
+	defer remove()
+	done := make(chan error, 2)
+	for range 2 {
+		go func() { done <- describe(ddb, "orders") }()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.PeakInFlight(ServiceDynamoDB, "DescribeTable", "us-east-1"); n != 2 {
+		t.Fatalf("concurrent calls peak at %d, want 2", n)
+	}
+	if n := s.PeakInFlight(ServiceDynamoDB, "DescribeTable", "eu-west-1"); n != 0 {
+		t.Fatalf("other region peaks at %d", n)
+	}
+}

@@ -53,6 +53,7 @@ type Server struct {
 	obs    observer
 	faults faultSet
 	skew   clockSkew
+	flight inFlight
 	// listDelay is how long a new metric stays out of ListMetrics
 	// (SetListMetricsDelay), in nanoseconds.
 	listDelay atomic.Int64
@@ -238,6 +239,9 @@ func (s *Server) dispatch(c *call) (any, error) {
 	if err := s.authenticate(c); err != nil {
 		return nil, err
 	}
+	key := flightKey(c.service, c.op, c.region)
+	s.flight.enter(key)
+	defer s.flight.leave(key)
 	h := s.handler(c.service, c.op)
 	if h == nil {
 		return nil, apiErr(ErrUnknownOperation, fmt.Sprintf("awssim: operation %s is not simulated for %s", c.op, c.service))
