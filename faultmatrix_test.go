@@ -17,6 +17,7 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
@@ -227,6 +228,16 @@ func faultRows() []faultRow {
 			expect: "every collector shows success 0 for eu-west-1 only; us-east-1 is served; eu-west-1 catches up once allowed",
 		},
 		{
+			name: "region-outage-30m", fault: "every call in eu-west-1 answers 500 for 30 minutes",
+			dur: 30 * time.Minute, region: "eu-west-1",
+			on: func(r *matrixRun) func() {
+				return r.srv.AddFault(awssim.Fault{Region: "eu-west-1", Error: awssim.ErrInternal})
+			},
+			collectors: []string{"discovery", "tables", "autoscaling", "cloudwatch"}, codes: []string{"InternalServerError", "InternalServiceError"},
+			calls:  []string{"dynamodb:ListTables", "dynamodb:DescribeTable", "cloudwatch:ListMetrics", "cloudwatch:GetMetricData"},
+			expect: "eu-west-1 shows success 0 and its age; us-east-1 is served; after it, the last max_catch_up (15m) is refetched and the older minutes are lost (a longer max_catch_up keeps them)",
+		},
+		{
 			name: "table-deleted-mid-cycle", fault: "fm-secret deleted between ListTables and its DescribeTable, in one cycle",
 			dur: 10 * time.Minute, region: "us-east-1", tables: []string{"fm-secret"}, gone: []string{"fm-secret"},
 			on: func(r *matrixRun) func() {
@@ -264,16 +275,6 @@ func faultRows() []faultRow {
 			},
 			codes: []string{"InvalidSignatureException"}, calls: []string{"dynamodb:DescribeTable", "cloudwatch:GetMetricData"},
 			expect: "the SDK corrects its signing time from AWS's Date header on the first refusal of each client and retries; nothing goes stale; when the clocks realign it heals the same way",
-		},
-		{
-			name: "region-outage-30m", fault: "every call in eu-west-1 answers 500 for 30 minutes",
-			dur: 30 * time.Minute, region: "eu-west-1",
-			on: func(r *matrixRun) func() {
-				return r.srv.AddFault(awssim.Fault{Region: "eu-west-1", Error: awssim.ErrInternal})
-			},
-			collectors: []string{"discovery", "tables", "autoscaling", "cloudwatch"}, codes: []string{"InternalServerError", "InternalServiceError"},
-			calls:  []string{"dynamodb:ListTables", "dynamodb:DescribeTable", "cloudwatch:ListMetrics", "cloudwatch:GetMetricData"},
-			expect: "eu-west-1 shows success 0 and its age; us-east-1 is served; after it, the last max_catch_up (15m) is refetched and the older minutes are lost (a longer max_catch_up keeps them)",
 		},
 	}
 }
@@ -749,22 +750,112 @@ row (it serves the last snapshot, whatever AWS does). In the slow-answers row ev
 30s by default) each attempt is cut, so a cycle is held 3s (3 attempts) and fails visibly instead of
 hanging until the collector's interval ends (the exporter had no per-call timeout before this row).
 
+Runs never overlap (TestCollectorRunsNeverOverlap): the scheduler's own loop, 200ms intervals,
+ListTables and ListMetrics held 1s in us-east-1 so every run is cut at its interval: awssim never
+saw two calls of one collector in one region in flight at once (discovery has no lock of its own;
+the test fails when the scheduler starts a run per tick). A hung region no longer starves the
+others (TestHungRegionDoesNotStarveOthers): the CloudWatch collector used to read the regions one
+after another, so a region hanging for the whole run (3 attempts of the 30s call timeout exceed
+the 1m interval) left every region after it without data; it now reads them concurrently.
+
 ## Known gaps
 
 - **Minutes older than max_catch_up are lost after a long outage.** In the 30-minute region outage,
   the first cycle after it refetches the last 15 minutes (max_catch_up) and the minutes before are
   never read: the units in the "Units lost" column. The row asserts exactly that loss and no
-  other. Raise collectors.cloudwatch.max_catch_up to cover the outages you want to ride out
-  (CloudWatch keeps one-minute datapoints for 15 days).
+  other. Raise collectors.cloudwatch.max_catch_up (up to 3h) to cover the outages you want to
+  ride out.
 - **SDK retry quota.** In long outages the SDK's retry token bucket runs dry (about 100 retries per
   client) and further calls fail on their first attempt: fewer calls, not more, as the row shows.
-- Not yet in the matrix: a table re-created with the same name (the
-  simulation cannot bring a deleted table back yet); STS refusing to renew an assumed role (the SDK's credential
-  cache expires credentials on the wall clock, which the manual clock does not move, while awssim
-  expires the session on the simulated clock); a direct measure that a collector's runs never overlap (the scheduler runs each job on its own
-  ticker and every collector holds a lock over its run, but no row counts overlapping runs).
+- **Discovery, tables and autoscaling still read regions one after another.** Their default
+  interval (5m) exceeds 3 attempts of the 30s call timeout, so one hung call does not starve the
+  next region, but a hung region with many tables can (the tables collector describes them 4 at
+  a time: beyond about a dozen hung tables the run's 5 minutes end before the next region).
+- Not yet in the matrix: a table re-created with the same name (the simulation cannot bring a
+  deleted table back yet); STS refusing to renew an assumed role (the SDK's credential cache
+  expires credentials on the wall clock, which the manual clock does not move, while awssim
+  expires the session on the simulated clock).
 `
 
 func fmtDur(d time.Duration) string {
 	return strings.TrimSuffix(d.String(), "0s")
+}
+
+// TestCollectorRunsNeverOverlap runs the scheduler's own loop (Run, on
+// wall-clock tickers) with a 200ms interval while AWS holds every ListTables
+// and ListMetrics call in us-east-1 for a second: each run is cut at its
+// interval, its ticker falls due as it ends, and still no collector ever
+// has two runs at once. Discovery holds no lock of its own, so only the
+// scheduler keeps its runs apart; the CloudWatch collector also locks its
+// state. awssim counts the calls in flight at once.
+func TestCollectorRunsNeverOverlap(t *testing.T) {
+	r := startMatrix(t, 0)
+	r.advance(t, r.clk.Now())
+	r.srv.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "ListTables", Region: "us-east-1", Delay: time.Second})
+	r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "ListMetrics", Region: "us-east-1", Delay: time.Second})
+	r.srv.ResetRequests()
+	r.srv.ResetPeakInFlight()
+	cfg := r.app.Config
+	discovery := collectors.NewDiscovery(r.app.Targets, cfg.Tables, cfg.Shard, r.app.Inventory, slog.New(slog.DiscardHandler))
+	sched := exporter.NewScheduler([]exporter.Job{
+		{Collector: discovery, Interval: 200 * time.Millisecond},
+		{Collector: r.app.CloudWatch, Interval: 200 * time.Millisecond},
+	}, r.clk, exporter.NewSelfMetrics(), slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	sched.Run(ctx)
+	for _, op := range []struct{ service, op string }{{awssim.ServiceDynamoDB, "ListTables"}, {awssim.ServiceCloudWatch, "ListMetrics"}} {
+		byRegion := map[string]int{}
+		for _, rec := range r.srv.Requests() {
+			if rec.Service == op.service && rec.Operation == op.op {
+				byRegion[rec.Region]++
+			}
+		}
+		for _, region := range []string{"us-east-1", "eu-west-1"} {
+			if peak := r.srv.PeakInFlight(op.service, op.op, region); peak > 1 {
+				t.Errorf("%s %s in %s: %d calls in flight at once, want at most 1", op.service, op.op, region, peak)
+			}
+		}
+		if byRegion["us-east-1"] < 3 {
+			t.Errorf("%s %s: %d calls in us-east-1 in 2s of 200ms runs, want several", op.service, op.op, byRegion["us-east-1"])
+		}
+		t.Logf("%s %s: calls in 2s by region %v, at most 1 in flight per region", op.service, op.op, byRegion)
+	}
+}
+
+// TestHungRegionDoesNotStarveOthers: every CloudWatch call in us-east-1
+// (the first region of the configuration) hangs while the cycle's time
+// runs out; eu-west-1 is still collected in that cycle and only us-east-1
+// is reported failing. (Regions were collected one after another, so a
+// region that hung for the whole run bound, the collector's interval,
+// left every region after it without data.)
+func TestHungRegionDoesNotStarveOthers(t *testing.T) {
+	r := startMatrix(t, 0)
+	t0 := r.clk.Now()
+	r.advance(t, t0)
+	r.advance(t, t0.Add(time.Minute))
+	before, _ := r.gather(t).tableCounters("eu-west-1", "fm-eu")
+	r.srv.AddFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Region: "us-east-1", Delay: time.Minute})
+	at := t0.Add(2 * time.Minute)
+	r.clk.Set(at)
+	if err := r.eng.AdvanceTo(at); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	started := time.Now()
+	err := r.app.CloudWatch.Run(ctx, at)
+	took := time.Since(started)
+	failed, all := collectors.FailedTargets(err)
+	if all || !failed["faults/us-east-1"] || failed["faults/eu-west-1"] {
+		t.Errorf("failing targets %v (all %v), want us-east-1 only: %v", failed, all, err)
+	}
+	after, _ := r.gather(t).tableCounters("eu-west-1", "fm-eu")
+	want := r.truth(t, "eu-west-1", "fm-eu", at.Add(-time.Minute-matrixDelay), at.Add(-matrixDelay))
+	if got := after.consumed - before.consumed; want.consumed == 0 || math.Abs(got-want.consumed) > 1e-6*want.consumed {
+		t.Errorf("eu-west-1 while us-east-1 hangs: consumed +%.1f, simulator served %.1f", got, want.consumed)
+	}
+	if took > 2*time.Second {
+		t.Errorf("the run took %v past its 700ms deadline", took)
+	}
 }
