@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
@@ -82,12 +85,24 @@ type Options struct {
 	Recorder Recorder
 	// MaxAttempts is the SDK retry budget per call (default 3).
 	MaxAttempts int
+	// CallTimeout bounds each attempt of a call (the HTTP client's
+	// timeout) unless HTTPClient is set; 0 takes the configuration's
+	// aws.call_timeout.
+	CallTimeout time.Duration
+	// WrapBackoff, when set, wraps the SDK standard retryer's exponential
+	// jitter backoff (capped at retry.DefaultMaxBackoff): a test can record
+	// the delays it chose and sleep less on a simulated clock. Nil keeps
+	// the SDK's own retryer.
+	WrapBackoff func(retry.BackoffDelayer) retry.BackoffDelayer
 }
 
 // NewTargets builds a Target for every account and region of the config.
 // An account without regions uses the SDK's default region (AWS_REGION or the
 // shared config file); if there is none that is an error naming the account.
 func NewTargets(ctx context.Context, cfg *config.Config, opts Options) ([]*Target, error) {
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = cfg.AWS.CallTimeout.D()
+	}
 	var out []*Target
 	for i, acct := range cfg.Accounts {
 		regions := acct.Regions
@@ -120,14 +135,25 @@ func loadBase(ctx context.Context, region string, opts Options) (aws.Config, err
 	if opts.Credentials != nil {
 		lo = append(lo, awsconfig.WithCredentialsProvider(opts.Credentials))
 	}
-	if opts.HTTPClient != nil {
+	switch {
+	case opts.HTTPClient != nil:
 		lo = append(lo, awsconfig.WithHTTPClient(opts.HTTPClient))
+	case opts.CallTimeout > 0:
+		lo = append(lo, awsconfig.WithHTTPClient(awshttp.NewBuildableClient().WithTimeout(opts.CallTimeout)))
 	}
 	max := opts.MaxAttempts
 	if max == 0 {
 		max = 3
 	}
 	lo = append(lo, awsconfig.WithRetryMaxAttempts(max))
+	if wrap := opts.WrapBackoff; wrap != nil {
+		lo = append(lo, awsconfig.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = max
+				o.Backoff = wrap(retry.NewExponentialJitterBackoff(retry.DefaultMaxBackoff))
+			})
+		}))
+	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, lo...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)

@@ -203,7 +203,7 @@ func (c *CloudWatch) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	end := now.Add(-c.settings.Delay).Truncate(period)
-	ms, err := eachTarget(c.targets, c.state,
+	ms, err := eachTargetConcurrently(c.targets, c.state,
 		func() *targetState { return &targetState{series: map[seriesKey]*seriesState{}} },
 		func(t *awsclient.Target, st *targetState) error { return c.runTarget(ctx, t, st, end) },
 		func(t *awsclient.Target, st *targetState) []prometheus.Metric { return st.metrics(t) })

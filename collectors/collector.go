@@ -7,6 +7,7 @@ package collectors
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -129,6 +130,38 @@ func eachTarget[S any](targets []*awsclient.Target, state map[string]S, newState
 			errs = append(errs, forTarget(t, err))
 		}
 		ms = append(ms, metrics(t, st)...)
+	}
+	return ms, errors.Join(errs...)
+}
+
+// eachTargetConcurrently is eachTarget with every target's run in its own
+// goroutine, so that a region whose calls hang does not use up the run's
+// time of the regions after it. run must only touch its own target's
+// state. Metrics and errors keep the targets' order.
+func eachTargetConcurrently[S any](targets []*awsclient.Target, state map[string]S, newState func() S,
+	run func(*awsclient.Target, S) error, metrics func(*awsclient.Target, S) []prometheus.Metric) ([]prometheus.Metric, error) {
+	states := make([]S, len(targets))
+	for i, t := range targets {
+		st, ok := state[t.Key()]
+		if !ok {
+			st = newState()
+			state[t.Key()] = st
+		}
+		states[i] = st
+	}
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = forTarget(t, run(t, states[i]))
+		}()
+	}
+	wg.Wait()
+	var ms []prometheus.Metric
+	for i, t := range targets {
+		ms = append(ms, metrics(t, states[i])...)
 	}
 	return ms, errors.Join(errs...)
 }

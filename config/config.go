@@ -129,6 +129,10 @@ func (c CloudWatch) On() bool { return c.Enabled == nil || *c.Enabled }
 type AWS struct {
 	// Concurrency bounds the AWS calls in flight per account and region.
 	Concurrency int `yaml:"concurrency"`
+	// CallTimeout bounds each attempt of an AWS call (the SDK retries a
+	// timed-out attempt within its budget), so that a hung answer does not
+	// hold a collector's run until its interval ends.
+	CallTimeout Duration `yaml:"call_timeout"`
 	// Endpoints overrides service endpoints (LocalStack, tests, the simulator).
 	Endpoints Endpoints `yaml:"endpoints"`
 }
@@ -152,6 +156,7 @@ const (
 	DefaultCloudWatchDelay     = 3 * time.Minute
 	DefaultMaxCatchUp          = 15 * time.Minute
 	DefaultConcurrency         = 4
+	DefaultCallTimeout         = 30 * time.Second
 	DefaultTTLInterval         = 5 * time.Minute
 	DefaultTTLTableInterval    = time.Hour
 	DefaultTTLSampleItems      = 1500
@@ -251,6 +256,7 @@ func (c *Config) applyDefaults() {
 	if t.Budget.PerHour == 0 {
 		t.Budget.PerHour = DefaultTTLPerHour
 	}
+	setDefault(&c.AWS.CallTimeout, DefaultCallTimeout)
 	if c.AWS.Concurrency == 0 {
 		c.AWS.Concurrency = DefaultConcurrency
 	}
@@ -312,6 +318,7 @@ func (c *Config) validate() error {
 		{"collectors.cloudwatch.interval", c.Collectors.CloudWatch.Interval},
 		{"collectors.cloudwatch.delay", c.Collectors.CloudWatch.Delay},
 		{"collectors.cloudwatch.max_catch_up", c.Collectors.CloudWatch.MaxCatchUp},
+		{"aws.call_timeout", c.AWS.CallTimeout},
 	}
 	for _, p := range positive {
 		if p.d < 0 {

@@ -92,9 +92,15 @@ func TestDefaults(t *testing.T) {
 		if c.AWS.Concurrency != DefaultConcurrency {
 			t.Errorf("concurrency = %d", c.AWS.Concurrency)
 		}
+		if c.AWS.CallTimeout.D() != 30*time.Second {
+			t.Errorf("call_timeout = %s, want 30s", c.AWS.CallTimeout.D())
+		}
 		if !c.Tables.Selects("anything", nil) {
 			t.Error("default filter must select every table")
 		}
+	}
+	if _, err := Parse([]byte("aws:\n  call_timeout: -1s\n")); err == nil || !strings.Contains(err.Error(), "aws.call_timeout") {
+		t.Errorf("negative call_timeout: %v", err)
 	}
 	c := mustParse(t, "collectors:\n  cloudwatch:\n    enabled: false\n    interval: 5m\n")
 	if c.Collectors.CloudWatch.On() || c.Collectors.CloudWatch.Interval.D() != 5*time.Minute {

@@ -59,6 +59,9 @@ func (s *Server) authenticate(c *call) error {
 	}
 	c.region = scope.region
 	c.rec.Region = scope.region
+	if err := s.checkSigningTime(c.r); err != nil {
+		return err
+	}
 	id, err := s.resolveIdentity(scope.accessKeyID, c.r.Header.Get("X-Amz-Security-Token"))
 	if err != nil {
 		return err

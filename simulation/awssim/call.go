@@ -1,6 +1,7 @@
 package awssim
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 )
@@ -29,7 +30,9 @@ type call struct {
 	identity Identity
 
 	queryUnsupported bool
-	rec              RequestRecord
+	// reset cuts the answer mid-body (Fault.Reset).
+	reset bool
+	rec   RequestRecord
 }
 
 // admit runs the IAM deny list and the injected faults for this request. A
@@ -41,5 +44,10 @@ func (c *call) admit(resourceARN string, tables ...string) error {
 	if c.srv.faults.denied(action) {
 		return accessDenied(c.identity.ARN, action, resourceARN)
 	}
-	return c.srv.faults.apply(c.r.Context(), c.service, c.op, tables)
+	err := c.srv.faults.apply(c.r.Context(), c.service, c.op, c.region, tables)
+	if errors.Is(err, errResetMidBody) {
+		c.reset = true
+		return nil
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package awssim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -9,13 +10,15 @@ import (
 )
 
 // Fault makes matching requests fail or slow down. A request matches when its
-// service equals Service, its operation equals Operation (or Operation is
-// empty) and, when Table is set, the request names that table (DynamoDB
+// service equals Service (or Service is empty: every service), its operation
+// equals Operation (or Operation is empty), its SigV4 region equals Region
+// (or Region is empty) and, when Table is set, the request names that table (DynamoDB
 // TableName or table ARN, an Auto Scaling ResourceId of the table or its
 // indexes, or a CloudWatch query with dimension TableName).
 type Fault struct {
 	Service   string
 	Operation string
+	Region    string
 	Table     string
 
 	// Error is answered in the service's protocol; empty means no error
@@ -26,9 +29,22 @@ type Fault struct {
 	// Delay is waited (wall-clock, honouring request cancellation) before
 	// answering.
 	Delay time.Duration
+	// Reset answers the request as usual but closes the connection half
+	// way through the body (a connection reset mid-body): the caller sees
+	// the full Content-Length promised and fewer bytes.
+	Reset bool
 	// Times is how many matching requests the fault applies to; 0 means all.
 	Times int
+	// OnMatch, when set, runs (with no server lock held) when the fault
+	// applies, before its delay and error: a test can change the account
+	// in the middle of a request, for instance delete the table a
+	// DescribeTable names after ListTables listed it. With no Error and no
+	// Delay the request then proceeds against the changed account.
+	OnMatch func()
 }
+
+// errResetMidBody tells admit that the answer is to be cut mid-body.
+var errResetMidBody = errors.New("awssim: reset mid-body")
 
 // faultSet is the fault injection and IAM deny state.
 type faultSet struct {
@@ -92,10 +108,13 @@ func (fs *faultSet) denied(action string) bool {
 
 // apply finds the first fault matching the request, consumes one use of it,
 // waits its delay and returns its error.
-func (fs *faultSet) apply(ctx context.Context, service, op string, tables []string) error {
-	f, ok := fs.take(service, op, tables)
+func (fs *faultSet) apply(ctx context.Context, service, op, region string, tables []string) error {
+	f, ok := fs.take(service, op, region, tables)
 	if !ok {
 		return nil
+	}
+	if f.OnMatch != nil {
+		f.OnMatch()
 	}
 	if f.Delay > 0 {
 		t := time.NewTimer(f.Delay)
@@ -105,6 +124,9 @@ func (fs *faultSet) apply(ctx context.Context, service, op string, tables []stri
 		case <-ctx.Done():
 			return fmt.Errorf("awssim: injected delay: %w", ctx.Err())
 		}
+	}
+	if f.Reset {
+		return errResetMidBody
 	}
 	if f.Error == "" {
 		return nil
@@ -116,12 +138,15 @@ func (fs *faultSet) apply(ctx context.Context, service, op string, tables []stri
 	return apiErr(f.Error, msg)
 }
 
-func (fs *faultSet) take(service, op string, tables []string) (Fault, bool) {
+func (fs *faultSet) take(service, op, region string, tables []string) (Fault, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, af := range fs.faults {
 		f := af.f
-		if f.Service != service || (f.Operation != "" && f.Operation != op) {
+		if (f.Service != "" && f.Service != service) || (f.Operation != "" && f.Operation != op) {
+			continue
+		}
+		if f.Region != "" && f.Region != region {
 			continue
 		}
 		if f.Table != "" && !slices.Contains(tables, f.Table) {

@@ -18,6 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 func describe(c *dynamodb.Client, name string) error {
@@ -149,5 +152,165 @@ func TestUnsignedRequestIsRefused(t *testing.T) {
 	recs := s.Requests()
 	if len(recs) != 1 || recs[0].ErrorCode != "MissingAuthenticationTokenException" {
 		t.Fatalf("records %+v", recs)
+	}
+}
+
+// TestFaultByRegionAnyService: a fault with a region and no service fails
+// every service in that region (a regional outage) and nothing elsewhere.
+func TestFaultByRegionAnyService(t *testing.T) {
+	s, _ := fixture(t, t0)
+	remove := s.AddFault(Fault{Region: "eu-west-1", Error: ErrInternal})
+	eu, us := clientsFor(s, cfg("eu-west-1")), clientsFor(s, cfg("us-east-1"))
+	_, err := eu.ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "InternalServerError")
+	_, err = eu.cw.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{})
+	if err == nil {
+		t.Fatal("CloudWatch in the failing region answered")
+	}
+	if _, err := us.ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("other region affected: %v", err)
+	}
+	if _, err := us.cw.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{}); err != nil {
+		t.Fatalf("other region's CloudWatch affected: %v", err)
+	}
+	remove()
+	if _, err := eu.ddb.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("after the fault ends: %v", err)
+	}
+}
+
+// TestFaultOnMatchChangesTheAccountMidRequest: a trigger deleting the table
+// a DescribeTable names makes that very request answer ResourceNotFound.
+func TestFaultOnMatchChangesTheAccountMidRequest(t *testing.T) {
+	s, _ := fixture(t, t0)
+	ddb := clientsFor(s, cfg("us-east-1")).ddb
+	fired := 0
+	s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Table: "orders", Times: 1, OnMatch: func() {
+		fired++
+		s.DeleteTable("us-east-1", "orders")
+	}})
+	if err := describe(ddb, "sessions"); err != nil {
+		t.Fatalf("other table: %v", err)
+	}
+	wantAPIError(t, describe(ddb, "orders"), "ResourceNotFoundException")
+	wantAPIError(t, describe(ddb, "orders"), "ResourceNotFoundException")
+	if fired != 1 {
+		t.Fatalf("trigger ran %d times, want 1", fired)
+	}
+}
+
+// TestClockSkew: with AWS's clock 20 minutes ahead, a request signed on the
+// wall clock is refused as expired, with AWS's time in the Date header; the
+// SDK's standard retryer corrects its signing time from it and the retry
+// passes.
+func TestClockSkew(t *testing.T) {
+	s, _ := fixture(t, t0)
+	s.SetClockSkew(20 * time.Minute)
+	var raw *http.Response
+	_, err := clientsFor(s, cfg("us-east-1")).ddb.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")},
+		func(o *dynamodb.Options) {
+			o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+				return st.Deserialize.Add(middleware.DeserializeMiddlewareFunc("raw", func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+					out, md, err := next.HandleDeserialize(ctx, in)
+					if r, ok := out.RawResponse.(*smithyhttp.Response); ok {
+						raw = r.Response
+					}
+					return out, md, err
+				}), middleware.Before)
+			})
+		})
+	msg := wantAPIError(t, err, "InvalidSignatureException")
+	if !strings.Contains(msg, "Signature expired") {
+		t.Errorf("message %q", msg)
+	}
+	date, perr := http.ParseTime(raw.Header.Get("Date"))
+	if perr != nil || date.Sub(time.Now()) < 19*time.Minute {
+		t.Errorf("Date header %q is not AWS's skewed time (%v)", raw.Header.Get("Date"), perr)
+	}
+
+	rc := cfg("us-east-1")
+	rc.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		})
+	}
+	s.ResetRequests()
+	if err := describe(clientsFor(s, rc).ddb, "orders"); err != nil {
+		t.Fatalf("the SDK did not correct its clock: %v", err)
+	}
+	if n := s.RequestCount(ServiceDynamoDB, "DescribeTable"); n != 2 {
+		t.Errorf("%d attempts, want 2 (refused, then corrected)", n)
+	}
+	s.SetClockSkew(0)
+	if err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"); err != nil {
+		t.Fatalf("clocks agree: %v", err)
+	}
+	s.SetClockSkew(-10 * time.Minute)
+	wantAPIError(t, describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"), "InvalidSignatureException")
+	s.ClearClockSkew()
+	if err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"); err != nil {
+		t.Fatalf("check off: %v", err)
+	}
+}
+
+// TestFaultResetMidBody: the answer is cut half way through its promised
+// body; the SDK sees a deserialization error (unexpected EOF), not an API
+// error, and its standard retryer does not retry it: one attempt.
+func TestFaultResetMidBody(t *testing.T) {
+	s, _ := fixture(t, t0)
+	s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Table: "orders", Reset: true, Times: 1})
+	err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders")
+	var ae smithy.APIError
+	if err == nil || errors.As(err, &ae) {
+		t.Fatalf("reset mid-body answered %v, want a transport error", err)
+	}
+	if err := describe(clientsFor(s, cfg("us-east-1")).ddb, "orders"); err != nil {
+		t.Fatalf("after the reset: %v", err)
+	}
+
+	s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Reset: true, Times: 1})
+	rc := cfg("us-east-1")
+	rc.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		})
+	}
+	s.ResetRequests()
+	if err := describe(clientsFor(s, rc).ddb, "orders"); err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Fatalf("reset mid-body with retries: %v, want unexpected EOF", err)
+	}
+	if n := s.RequestCount(ServiceDynamoDB, "DescribeTable"); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
+	}
+}
+
+// TestPeakInFlight: two DescribeTable calls held by a delay at the same
+// time peak at 2; calls one after the other at 1.
+func TestPeakInFlight(t *testing.T) {
+	s, _ := fixture(t, t0)
+	ddb := clientsFor(s, cfg("us-east-1")).ddb
+	for range 2 {
+		_ = describe(ddb, "orders")
+	}
+	if n := s.PeakInFlight(ServiceDynamoDB, "DescribeTable", "us-east-1"); n != 1 {
+		t.Fatalf("sequential calls peak at %d, want 1", n)
+	}
+	s.ResetPeakInFlight()
+	remove := s.AddFault(Fault{Service: ServiceDynamoDB, Operation: "DescribeTable", Delay: 200 * time.Millisecond})
+	defer remove()
+	done := make(chan error, 2)
+	for range 2 {
+		go func() { done <- describe(ddb, "orders") }()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.PeakInFlight(ServiceDynamoDB, "DescribeTable", "us-east-1"); n != 2 {
+		t.Fatalf("concurrent calls peak at %d, want 2", n)
+	}
+	if n := s.PeakInFlight(ServiceDynamoDB, "DescribeTable", "eu-west-1"); n != 0 {
+		t.Fatalf("other region peaks at %d", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,8 @@ type Server struct {
 
 	obs    observer
 	faults faultSet
+	skew   clockSkew
+	flight inFlight
 	// listDelay is how long a new metric stays out of ListMetrics
 	// (SetListMetricsDelay), in nanoseconds.
 	listDelay atomic.Int64
@@ -236,6 +239,9 @@ func (s *Server) dispatch(c *call) (any, error) {
 	if err := s.authenticate(c); err != nil {
 		return nil, err
 	}
+	key := flightKey(c.service, c.op, c.region)
+	s.flight.enter(key)
+	defer s.flight.leave(key)
 	h := s.handler(c.service, c.op)
 	if h == nil {
 		return nil, apiErr(ErrUnknownOperation, fmt.Sprintf("awssim: operation %s is not simulated for %s", c.op, c.service))
@@ -269,10 +275,35 @@ func (s *Server) finish(w http.ResponseWriter, c *call, out any, err error) {
 		w.Header()[k] = v
 	}
 	w.Header().Set("X-Amzn-Requestid", s.requestID())
+	if now, on := s.awsTime(); on {
+		w.Header().Set("Date", now.Format(http.TimeFormat))
+	}
+	if c.reset && len(resp.body) > 1 {
+		s.resetMidBody(w, resp)
+		return
+	}
 	w.WriteHeader(resp.status)
 	if _, werr := w.Write(resp.body); werr != nil {
 		s.log.Debug("awssim: write response", "err", werr)
 	}
+}
+
+// resetMidBody promises the whole body, writes half of it and closes the
+// connection.
+func (s *Server) resetMidBody(w http.ResponseWriter, resp response) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body[:len(resp.body)/2])
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler) // closes the connection without logging
+	}
+	conn, buf, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = buf.Flush()
+	_ = conn.Close()
 }
 
 // requestID returns a fresh, UUID-shaped request ID.
