@@ -325,10 +325,13 @@ func (st *targetState) state(k seriesKey) *seriesState {
 // fetch requests one batch of series over [start, end) and ingests it. On
 // failure nothing is ingested and every series keeps start as the first
 // minute it needs, so the next cycle asks for the same window again, also
-// for a series seen for the first time.
+// for a series seen for the first time. A series whose answer is malformed
+// (timestamps and values not paired) is not ingested and keeps start, the
+// others are ingested; each malformed series is one error.
 func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetState, keys []seriesKey, start, end time.Time) (err error) {
+	ingested := false
 	defer func() {
-		if err != nil {
+		if err != nil && !ingested {
 			for _, k := range keys {
 				s := st.state(k)
 				s.next, s.unlisted = start, false
@@ -360,6 +363,8 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 		})
 	}
 	points := make(map[seriesKey][]point, len(keys))
+	seen := make(map[seriesKey]map[time.Time]bool, len(keys))
+	malformed := map[seriesKey]error{}
 	pager := cloudwatch.NewGetMetricDataPaginator(t.CloudWatch, in)
 	for pager.HasMorePages() {
 		page, err := pager.NextPage(ctx)
@@ -374,15 +379,38 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 			if r.StatusCode != cwtypes.StatusCodeComplete && r.StatusCode != cwtypes.StatusCodePartialData {
 				return fmt.Errorf("GetMetricData in %s: query for %s answered status %s", t.Key(), specs[k.spec].metric, r.StatusCode)
 			}
-			for i := range r.Timestamps {
-				if i < len(r.Values) && !r.Timestamps[i].Before(start) && r.Timestamps[i].Before(end) {
-					points[k] = append(points[k], point{r.Timestamps[i], r.Values[i]})
+			if len(r.Timestamps) != len(r.Values) {
+				// Which value goes with which timestamp is unknown:
+				// the series is not ingested and asks for the window
+				// again next cycle.
+				malformed[k] = fmt.Errorf("GetMetricData in %s: query for %s of table %s answered %d timestamps and %d values", t.Key(), specs[k.spec].metric, k.table, len(r.Timestamps), len(r.Values))
+				continue
+			}
+			for i, ts := range r.Timestamps {
+				if ts.Before(start) || !ts.Before(end) {
+					continue
 				}
+				// A timestamp answered twice (on one page or across
+				// pages) is one datapoint: counted once.
+				if seen[k] == nil {
+					seen[k] = map[time.Time]bool{}
+				}
+				if seen[k][ts] {
+					continue
+				}
+				seen[k][ts] = true
+				points[k] = append(points[k], point{ts, r.Values[i]})
 			}
 		}
 	}
+	var errs []error
 	for _, k := range keys {
 		s := st.state(k)
+		if e := malformed[k]; e != nil {
+			errs = append(errs, e)
+			s.next, s.unlisted = start, false
+			continue
+		}
 		ps := points[k]
 		switch specs[k.spec].kind {
 		case sumCounter:
@@ -398,7 +426,8 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 		}
 		s.next, s.fetched, s.unlisted = end, end, false
 	}
-	return nil
+	ingested = true
+	return errors.Join(errs...)
 }
 
 type point struct {

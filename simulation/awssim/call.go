@@ -32,7 +32,9 @@ type call struct {
 	queryUnsupported bool
 	// reset cuts the answer mid-body (Fault.Reset).
 	reset bool
-	rec   RequestRecord
+	// edit rewrites the answer before it is encoded (Fault.Edit).
+	edit func(map[string]any)
+	rec  RequestRecord
 }
 
 // admit runs the IAM deny list and the injected faults for this request. A
@@ -44,7 +46,8 @@ func (c *call) admit(resourceARN string, tables ...string) error {
 	if c.srv.faults.denied(action) {
 		return accessDenied(c.identity.ARN, action, resourceARN)
 	}
-	err := c.srv.faults.apply(c.r.Context(), c.service, c.op, c.region, tables)
+	edit, err := c.srv.faults.apply(c.r.Context(), c.service, c.op, c.region, tables)
+	c.edit = edit
 	if errors.Is(err, errResetMidBody) {
 		c.reset = true
 		return nil

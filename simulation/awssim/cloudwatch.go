@@ -134,6 +134,9 @@ func (c *call) cwGetMetricData() (any, error) {
 	if in.MaxDatapoints != nil {
 		maxDP = *in.MaxDatapoints
 	}
+	if page := c.srv.pageDatapoints.Load(); page > 0 && page < maxDP {
+		maxDP = page
+	}
 	start, end := in.StartTime.UTC(), in.EndTime.UTC()
 	if now := c.srv.now(); end.After(now) {
 		end = now
@@ -324,6 +327,14 @@ const listedFor = 14 * 24 * time.Hour
 // reference, ListMetrics). 0 (the default) lists a metric as soon as it has
 // a datapoint. GetMetricData answers every datapoint at once regardless.
 func (s *Server) SetListMetricsDelay(d time.Duration) { s.listDelay.Store(int64(d)) }
+
+// SetGetMetricDataPageSize makes GetMetricData answer at most n datapoints
+// per call, whatever MaxDatapoints asks: the rest follows through
+// NextToken, the results cut short answering StatusCode PartialData. "If
+// there are more data points ... NextToken ... PartialData" (CloudWatch API
+// reference, GetMetricData and MetricDataResult.StatusCode); the page size
+// is the service's choice. 0 (the default) removes the cap.
+func (s *Server) SetGetMetricDataPageSize(n int) { s.pageDatapoints.Store(int64(n)) }
 
 // matchesListFilter applies ListMetrics' Namespace, MetricName and
 // dimension filters (a metric matches when it has every filtered dimension,

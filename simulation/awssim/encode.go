@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"net/http"
+	"reflect"
 	"strconv"
+
+	"github.com/fxamacker/cbor/v2"
 )
 
 // response is a fully encoded HTTP answer.
@@ -22,6 +25,13 @@ type response struct {
 func encodeResponse(s *Server, c *call, out any, err error) response {
 	if err != nil {
 		return encodeError(c, s.asAPIError(err))
+	}
+	if c.edit != nil {
+		edited, eerr := editOutput(c, out)
+		if eerr != nil {
+			return encodeError(c, s.asAPIError(fmt.Errorf("edit %s %s response: %w", c.service, c.op, eerr)))
+		}
+		out = edited
 	}
 	var (
 		body []byte
@@ -122,4 +132,46 @@ func encodeQueryError(fault, code, msg string) []byte {
 	_ = xml.EscapeText(&b, []byte(msg))
 	b.WriteString(`</Message></Error><RequestId>00000000-0000-4000-8000-000000000000</RequestId></ErrorResponse>`)
 	return b.Bytes()
+}
+
+// cborEditDec decodes an answer for Fault.Edit: maps as map[string]any,
+// timestamps (tag 1) as time.Time.
+var cborEditDec = func() cbor.DecMode {
+	dm, err := cbor.DecOptions{
+		DefaultMapType: reflect.TypeOf(map[string]any{}),
+		TimeTag:        cbor.DecTagRequired,
+	}.DecMode()
+	if err != nil {
+		panic(fmt.Sprintf("awssim: cbor edit decoder options: %v", err))
+	}
+	return dm
+}()
+
+// editOutput turns out into a generic document in c's protocol, runs
+// c.edit on it and returns the document to encode instead.
+func editOutput(c *call, out any) (any, error) {
+	doc := map[string]any{}
+	switch c.proto {
+	case protoCBOR:
+		raw, err := cborEnc.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		if err := cborEditDec.Unmarshal(raw, &doc); err != nil {
+			return nil, err
+		}
+	default:
+		if out == nil {
+			out = struct{}{}
+		}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, err
+		}
+	}
+	c.edit(doc)
+	return doc, nil
 }

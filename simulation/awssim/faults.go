@@ -41,6 +41,12 @@ type Fault struct {
 	// DescribeTable names after ListTables listed it. With no Error and no
 	// Delay the request then proceeds against the changed account.
 	OnMatch func()
+	// Edit, when set, rewrites the answer of a request that succeeds: the
+	// handler's output, as a generic document (objects as map[string]any,
+	// arrays as []any, CloudWatch timestamps as time.Time), is passed to
+	// Edit before it is encoded. A test makes AWS answer a malformed shape
+	// with it (values missing, timestamps repeated, an unknown enum value).
+	Edit func(doc map[string]any)
 }
 
 // errResetMidBody tells admit that the answer is to be cut mid-body.
@@ -108,11 +114,12 @@ func (fs *faultSet) denied(action string) bool {
 
 // apply finds the first fault matching the request, consumes one use of it,
 // waits its delay and returns its error.
-func (fs *faultSet) apply(ctx context.Context, service, op, region string, tables []string) error {
+func (fs *faultSet) apply(ctx context.Context, service, op, region string, tables []string) (edit func(map[string]any), err error) {
 	f, ok := fs.take(service, op, region, tables)
 	if !ok {
-		return nil
+		return nil, nil
 	}
+	edit = f.Edit
 	if f.OnMatch != nil {
 		f.OnMatch()
 	}
@@ -122,20 +129,20 @@ func (fs *faultSet) apply(ctx context.Context, service, op, region string, table
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			return fmt.Errorf("awssim: injected delay: %w", ctx.Err())
+			return nil, fmt.Errorf("awssim: injected delay: %w", ctx.Err())
 		}
 	}
 	if f.Reset {
-		return errResetMidBody
+		return edit, errResetMidBody
 	}
 	if f.Error == "" {
-		return nil
+		return edit, nil
 	}
 	msg := f.Message
 	if msg == "" {
 		msg = defaultFaultMessage(f.Error, tables)
 	}
-	return apiErr(f.Error, msg)
+	return nil, apiErr(f.Error, msg)
 }
 
 func (fs *faultSet) take(service, op, region string, tables []string) (Fault, bool) {

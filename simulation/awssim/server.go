@@ -57,6 +57,9 @@ type Server struct {
 	// listDelay is how long a new metric stays out of ListMetrics
 	// (SetListMetricsDelay), in nanoseconds.
 	listDelay atomic.Int64
+	// pageDatapoints caps the datapoints of one GetMetricData answer
+	// (SetGetMetricDataPageSize); 0 means no cap of the server's own.
+	pageDatapoints atomic.Int64
 
 	lnMu sync.Mutex
 	ln   net.Listener

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+)
+
+// Malformed AWS answers: each row makes the simulated account answer one
+// malformed shape through the real SDK in us-east-1 for a few cycles. The
+// exporter must not panic, must keep serving eu-west-1's table as the
+// simulator served it, and must count or handle the shape (check).
+
+// malformedRow is one malformed answer.
+type malformedRow struct {
+	name string
+	// on makes the simulated account answer the shape and returns what
+	// switches it off.
+	on func(r *matrixRun) (off func())
+	// erred: the exporter must count at least one cloudwatch collector
+	// error while the shape is answered.
+	erred bool
+	// check, when set, asserts more at the end of the fault.
+	check func(t *testing.T, r *matrixRun, end snapshot)
+}
+
+// usEast1Tables are the tables the malformed answers touch.
+var usEast1Tables = []string{"fm-orders", "fm-users", "fm-secret"}
+
+// editResults runs f on every MetricDataResults entry of a GetMetricData
+// answer.
+func editResults(f func(res map[string]any)) func(map[string]any) {
+	return func(doc map[string]any) {
+		rs, _ := doc["MetricDataResults"].([]any)
+		for _, x := range rs {
+			if res, ok := x.(map[string]any); ok {
+				f(res)
+			}
+		}
+	}
+}
+
+func gmdFault(edit func(map[string]any)) func(r *matrixRun) func() {
+	return func(r *matrixRun) func() {
+		r.srv.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Region: "us-east-1", Edit: edit})
+		return r.srv.ClearFaults
+	}
+}
+
+func malformedRows() []malformedRow {
+	return []malformedRow{
+		{
+			// Timestamps without their values in every other result:
+			// each unpaired series is not ingested, counted as an error
+			// and fetched again; the others in the same answer are
+			// ingested once.
+			name: "missing-values",
+			on: gmdFault(func(doc map[string]any) {
+				rs, _ := doc["MetricDataResults"].([]any)
+				for i, x := range rs {
+					res, _ := x.(map[string]any)
+					if vs, _ := res["Values"].([]any); i%2 == 1 && len(vs) > 0 {
+						res["Values"] = vs[:len(vs)-1]
+					}
+				}
+			}),
+			erred: true,
+		},
+		{
+			// Every answer cut to 3 datapoints, PartialData with a
+			// NextToken: the following pages are fetched.
+			name: "partial-data-next-token",
+			on: func(r *matrixRun) func() {
+				r.srv.SetGetMetricDataPageSize(3)
+				return func() { r.srv.SetGetMetricDataPageSize(0) }
+			},
+			check: func(t *testing.T, r *matrixRun, _ snapshot) {
+				partial := 0
+				for _, rec := range r.srv.Requests() {
+					if rec.Operation == "GetMetricData" && rec.Region == "us-east-1" {
+						partial++
+					}
+				}
+				if partial <= 2*malformedCycles {
+					t.Errorf("%d GetMetricData calls in us-east-1 over %d cycles: the pages after the first were not fetched", partial, malformedCycles)
+				}
+			},
+		},
+		{
+			// Each datapoint answered twice: counted once.
+			name: "duplicated-timestamps",
+			on: gmdFault(editResults(func(res map[string]any) {
+				ts, _ := res["Timestamps"].([]any)
+				vs, _ := res["Values"].([]any)
+				res["Timestamps"] = append(slices.Clone(ts), ts...)
+				res["Values"] = append(slices.Clone(vs), vs...)
+			})),
+		},
+		{
+			// Datapoints in descending order although ascending was asked.
+			name: "out-of-order-timestamps",
+			on: gmdFault(editResults(func(res map[string]any) {
+				ts, _ := res["Timestamps"].([]any)
+				vs, _ := res["Values"].([]any)
+				slices.Reverse(ts)
+				slices.Reverse(vs)
+			})),
+		},
+	}
+}
+
+// malformedCycles is how many one-minute cycles each shape is answered.
+const malformedCycles = 3
+
+func TestMalformedAnswers(t *testing.T) {
+	for _, row := range malformedRows() {
+		t.Run(row.name, func(t *testing.T) { runMalformedRow(t, row) })
+	}
+}
+
+func runMalformedRow(t *testing.T, row malformedRow) {
+	r := startMatrix(t, 0)
+	t0 := r.clk.Now()
+	for m := time.Duration(0); m <= matrixWarmUp; m += time.Minute {
+		r.advance(t, t0.Add(m))
+	}
+	s := t0.Add(matrixWarmUp)
+	before := r.gather(t)
+	start := map[string]counters{}
+	for _, tb := range matrixTables {
+		c, ok := before.tableCounters(tb.region, tb.table)
+		if !ok {
+			t.Fatalf("before: no counters for %s/%s", tb.region, tb.table)
+		}
+		start[tb.table] = c
+	}
+	errsBefore, _ := before.sum(catalogue.ExporterCollectorErrorsTotal, map[string]string{catalogue.LabelCollector: "cloudwatch"})
+
+	r.srv.ResetRequests()
+	off := row.on(r)
+	f := s.Add(malformedCycles * time.Minute)
+	prev := before
+	for at := s.Add(time.Minute); !at.After(f); at = at.Add(time.Minute) {
+		r.advance(t, at) // a panic fails the test
+		now := r.gather(t)
+		c, ok := now.tableCounters("eu-west-1", "fm-eu")
+		p, _ := prev.tableCounters("eu-west-1", "fm-eu")
+		want := r.truth(t, "eu-west-1", "fm-eu", at.Add(-time.Minute-matrixDelay), at.Add(-matrixDelay))
+		if !ok || math.Abs((c.consumed-p.consumed)-want.consumed) > 1e-6*math.Max(1, want.consumed) {
+			t.Errorf("%s: eu-west-1/fm-eu not served: consumed +%.1f, simulator served %.1f", at.Format(time.TimeOnly), c.consumed-p.consumed, want.consumed)
+		}
+		prev = now
+	}
+	end := r.gather(t)
+	errs, _ := end.sum(catalogue.ExporterCollectorErrorsTotal, map[string]string{catalogue.LabelCollector: "cloudwatch"})
+	if row.erred && errs == errsBefore {
+		t.Errorf("the malformed answers were not counted in %s{collector=\"cloudwatch\"}", catalogue.ExporterCollectorErrorsTotal)
+	}
+	if !row.erred && errs != errsBefore {
+		t.Errorf("%s{collector=\"cloudwatch\"} +%.0f: the shape is valid and handled, not an error", catalogue.ExporterCollectorErrorsTotal, errs-errsBefore)
+	}
+	if row.check != nil {
+		row.check(t, r, end)
+	}
+
+	// Once AWS answers well again, every table holds what the simulator
+	// served: nothing lost, nothing counted twice.
+	off()
+	e := f.Add(5 * time.Minute)
+	for at := f.Add(time.Minute); !at.After(e); at = at.Add(time.Minute) {
+		r.advance(t, at)
+	}
+	last := r.gather(t)
+	for _, tb := range matrixTables {
+		c, ok := last.tableCounters(tb.region, tb.table)
+		if !ok {
+			t.Errorf("after: no counters for %s/%s", tb.region, tb.table)
+			continue
+		}
+		got := counters{c.consumed - start[tb.table].consumed, c.throttles - start[tb.table].throttles}
+		want := r.truth(t, tb.region, tb.table, s.Add(-matrixDelay), e.Add(-matrixDelay))
+		if math.Abs(got.consumed-want.consumed) > 1e-6*math.Max(1, want.consumed) {
+			t.Errorf("%s/%s consumed: exporter +%.1f, simulator served %.1f", tb.region, tb.table, got.consumed, want.consumed)
+		}
+		if math.Abs(got.throttles-want.throttles) > 1e-6*math.Max(1, want.throttles) {
+			t.Errorf("%s/%s throttle events: exporter +%.0f, simulator %.0f", tb.region, tb.table, got.throttles, want.throttles)
+		}
+	}
+}
