@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -109,6 +110,42 @@ func malformedRows() []malformedRow {
 				slices.Reverse(ts)
 				slices.Reverse(vs)
 			})),
+		},
+		{
+			// A billing mode this build does not know: the table stays,
+			// its info series shows billing_mode="unknown".
+			name: "unknown-billing-mode",
+			on: func(r *matrixRun) func() {
+				r.srv.InjectFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTable", Table: "fm-users", Edit: func(doc map[string]any) {
+					tb, _ := doc["Table"].(map[string]any)
+					tb["BillingModeSummary"] = map[string]any{"BillingMode": "FLEX_MODE"}
+				}})
+				return r.srv.ClearFaults
+			},
+			check: func(t *testing.T, _ *matrixRun, end snapshot) {
+				if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: "fm-users", "billing_mode": collectors.Unknown}); !ok {
+					t.Errorf("fm-users: no %s series with billing_mode=%q: %v", catalogue.TableInfo, collectors.Unknown, end[catalogue.TableInfo])
+				}
+			},
+		},
+		{
+			// A TTL status this build does not know: the table stays, its
+			// TTL info series shows status="unknown".
+			name: "unknown-ttl-status",
+			on: func(r *matrixRun) func() {
+				r.srv.InjectFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTimeToLive", Table: "fm-users", Edit: func(doc map[string]any) {
+					doc["TimeToLiveDescription"] = map[string]any{"TimeToLiveStatus": "ARCHIVING", "AttributeName": "expires"}
+				}})
+				return r.srv.ClearFaults
+			},
+			check: func(t *testing.T, _ *matrixRun, end snapshot) {
+				if _, ok := end.sum(catalogue.TableTTLInfo, map[string]string{catalogue.LabelTable: "fm-users", "status": collectors.Unknown}); !ok {
+					t.Errorf("fm-users: no %s series with status=%q: %v", catalogue.TableTTLInfo, collectors.Unknown, end[catalogue.TableTTLInfo])
+				}
+				if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: "fm-users"}); !ok {
+					t.Errorf("fm-users left %s", catalogue.TableInfo)
+				}
+			},
 		},
 	}
 }

@@ -177,11 +177,11 @@ var awsFamilies = []Family{
 
 	// DescribeTable and DescribeTimeToLive.
 	{TableInfo, Gauge,
-		"Facts about a table as labels; the value is always 1. billing_mode is PROVISIONED or PAY_PER_REQUEST." + backgroundNote,
+		"Facts about a table as labels; the value is always 1. billing_mode is PROVISIONED, PAY_PER_REQUEST or unknown (a value this build does not know)." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, "billing_mode", "table_class", "status"}, "info",
 		"DynamoDB DescribeTable: BillingModeSummary, TableClassSummary, TableStatus"},
 	{TableTTLInfo, Gauge,
-		"Time to Live setting of a table as labels; the value is always 1. status is ENABLED, ENABLING, DISABLED or DISABLING." + backgroundNote,
+		"Time to Live setting of a table as labels; the value is always 1. status is ENABLED, ENABLING, DISABLED, DISABLING or unknown (a value this build does not know)." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, "status", "attribute"}, "info",
 		"DynamoDB DescribeTimeToLive: TimeToLiveStatus, AttributeName"},
 	{ProvisionedReadCapacityUnits, Gauge,

@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"slices"
 	"sort"
 	"sync"
 
@@ -34,13 +35,43 @@ func (t *Table) IndexNames() []string {
 	return out
 }
 
-// BillingMode returns PROVISIONED or PAY_PER_REQUEST.
+// Unknown is the label value shown for an enum value AWS answers that the
+// SDK the exporter was built with does not know (a billing mode or TTL
+// status added later, or a malformed answer): the table stays monitored.
+const Unknown = "unknown"
+
+// BillingMode returns PROVISIONED or PAY_PER_REQUEST, or the mode AWS
+// answered when the SDK does not know it (the capacity collector names it
+// in its error).
 func (t *Table) BillingMode() string {
 	if t.Description != nil && t.Description.BillingModeSummary != nil && t.Description.BillingModeSummary.BillingMode != "" {
 		return string(t.Description.BillingModeSummary.BillingMode)
 	}
 	// Tables created before billing modes existed report no summary: provisioned.
 	return string(types.BillingModeProvisioned)
+}
+
+// BillingModeLabel is BillingMode as a label value: Unknown for a mode the
+// SDK does not know.
+func (t *Table) BillingModeLabel() string {
+	m := types.BillingMode(t.BillingMode())
+	if !slices.Contains(m.Values(), m) {
+		return Unknown
+	}
+	return string(m)
+}
+
+// TTLStatus returns the table's TTL status (ENABLED, ENABLING, DISABLED,
+// DISABLING) or Unknown; "" when it was never read.
+func (t *Table) TTLStatus() string {
+	if t.TTL == nil {
+		return ""
+	}
+	s := t.TTL.TimeToLiveStatus
+	if !slices.Contains(s.Values(), s) {
+		return Unknown
+	}
+	return string(s)
 }
 
 // Inventory is the shared list of tables per target (account and region):

@@ -185,11 +185,11 @@ func tableMetrics(t *awsclient.Target, tb *Table) []prometheus.Metric {
 		class = string(d.TableClassSummary.TableClass)
 	}
 	ms := []prometheus.Metric{
-		catalogue.MustMetric(catalogue.TableInfo, 1, acct, region, name, tb.BillingMode(), class, string(d.TableStatus)),
+		catalogue.MustMetric(catalogue.TableInfo, 1, acct, region, name, tb.BillingModeLabel(), class, string(d.TableStatus)),
 	}
 	if tb.TTL != nil {
 		ms = append(ms, catalogue.MustMetric(catalogue.TableTTLInfo, 1, acct, region, name,
-			string(tb.TTL.TimeToLiveStatus), aws.ToString(tb.TTL.AttributeName)))
+			tb.TTLStatus(), aws.ToString(tb.TTL.AttributeName)))
 	}
 	if d.BillingModeSummary != nil && d.BillingModeSummary.LastUpdateToPayPerRequestDateTime != nil {
 		ms = append(ms, catalogue.MustMetric(catalogue.LastSwitchToOnDemandTimestamp,
