@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +54,7 @@ func gmdFault(edit func(map[string]any)) func(r *matrixRun) func() {
 }
 
 func malformedRows() []malformedRow {
+	var goneListed atomic.Int32 // ListMetrics answers that listed gone-idx
 	return []malformedRow{
 		{
 			// Timestamps without their values in every other result:
@@ -144,6 +146,40 @@ func malformedRows() []malformedRow {
 				}
 				if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: "fm-users"}); !ok {
 					t.Errorf("fm-users left %s", catalogue.TableInfo)
+				}
+			},
+		},
+		{
+			// ListMetrics lists throttle metrics of a GSI fm-users no
+			// longer has (deleted, its metrics listed for up to two
+			// weeks): not queried, no series for it, no error.
+			name: "throttles-of-deleted-gsi",
+			on: func(r *matrixRun) func() {
+				r.srv.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "ListMetrics", Region: "us-east-1", Edit: func(doc map[string]any) {
+					ms, _ := doc["Metrics"].([]any)
+					for _, name := range []string{"ReadThrottleEvents", "WriteThrottleEvents", "ConsumedReadCapacityUnits"} {
+						ms = append(ms, map[string]any{"Namespace": "AWS/DynamoDB", "MetricName": name, "Dimensions": []any{
+							map[string]any{"Name": "TableName", "Value": "fm-users"},
+							map[string]any{"Name": "GlobalSecondaryIndexName", "Value": "gone-idx"},
+						}})
+					}
+					doc["Metrics"] = ms
+					goneListed.Add(1)
+				}})
+				return r.srv.ClearFaults
+			},
+			check: func(t *testing.T, _ *matrixRun, end snapshot) {
+				if goneListed.Load() == 0 {
+					t.Fatal("no ListMetrics answer listed the deleted index")
+				}
+				for name, ms := range end {
+					for _, m := range ms {
+						for _, l := range m.GetLabel() {
+							if l.GetName() == catalogue.LabelIndex && l.GetValue() == "gone-idx" {
+								t.Errorf("%s has a series of the deleted index: %v", name, m.GetLabel())
+							}
+						}
+					}
 				}
 			},
 		},
