@@ -114,6 +114,23 @@ func malformedRows() []malformedRow {
 			})),
 		},
 		{
+			// The first answer shows the last minute of each series at
+			// half its value; the following answers show it revised to
+			// its full value: the counter ends with the full value.
+			name: "datapoint-revised-after-read",
+			on: func(r *matrixRun) func() {
+				r.srv.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Region: "us-east-1", Times: 1,
+					Edit: editResults(func(res map[string]any) {
+						if vs, _ := res["Values"].([]any); len(vs) > 0 {
+							if v, ok := vs[len(vs)-1].(float64); ok {
+								vs[len(vs)-1] = v / 2
+							}
+						}
+					})})
+				return r.srv.ClearFaults
+			},
+		},
+		{
 			// A billing mode this build does not know: the table stays,
 			// its info series shows billing_mode="unknown".
 			name: "unknown-billing-mode",

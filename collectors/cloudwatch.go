@@ -112,6 +112,13 @@ func listKeyOf(metric string, dims []cwtypes.Dimension) string {
 // listed is fetched back this far.
 const listingDelay = 15 * time.Minute
 
+// revisionWindow is how far back each cycle reads again the minutes it has
+// already read: CloudWatch datapoints "may be revised for a few minutes"
+// after they first appear (late data points of a minute already answered).
+// A counter adds what a revision adds; a revision downwards cannot be taken
+// back from a counter and is ignored.
+const revisionWindow = 5 * time.Minute
+
 // seriesState is what the collector holds for one series.
 type seriesState struct {
 	// next is the first minute not yet ingested (zero: never queried).
@@ -127,6 +134,12 @@ type seriesState struct {
 	value float64
 	// present is false for a gauge with nothing to show.
 	present bool
+	// read holds, for a counter, the values ingested for the minutes of
+	// the last revisionWindow, to tell a revision from a new datapoint.
+	read map[time.Time]float64
+	// readSince is the first minute the counter ever read: minutes before
+	// it are not its to count.
+	readSince time.Time
 }
 
 // targetState is the collector's memory for one account and region.
@@ -260,10 +273,17 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 	}
 
 	// Queried series, grouped by the start of the window they still need.
+	// Each window also reads again the last revisionWindow.
 	windows := map[time.Time][]seriesKey{}
+	from := map[seriesKey]time.Time{}
 	for _, k := range p.Queried {
 		if start, ok := c.windowStart(st, st.state(k), end); ok {
-			windows[start] = append(windows[start], k)
+			from[k] = start
+			ws := start.Add(-revisionWindow)
+			if min := end.Add(-c.settings.MaxCatchUp); ws.Before(min) {
+				ws = min
+			}
+			windows[ws] = append(windows[ws], k)
 		}
 	}
 	starts := make([]time.Time, 0, len(windows))
@@ -277,7 +297,7 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 		keys := windows[start]
 		for lo := 0; lo < len(keys); lo += MaxQueriesPerRequest {
 			hi := min(lo+MaxQueriesPerRequest, len(keys))
-			if err := c.fetch(ctx, t, st, keys[lo:hi], start, end); err != nil {
+			if err := c.fetch(ctx, t, st, keys[lo:hi], from, start, end); err != nil {
 				errs = append(errs, err)
 				c.logger.Warn("GetMetricData failed; the window will be fetched again next cycle", "account", t.Account, "region", t.Region, "queries", hi-lo, "error_code", awsclient.ErrorCode(err), "err", err)
 			}
@@ -322,19 +342,21 @@ func (st *targetState) state(k seriesKey) *seriesState {
 	return s
 }
 
-// fetch requests one batch of series over [start, end) and ingests it. On
-// failure nothing is ingested and every series keeps start as the first
+// fetch requests one batch of series over [start, end) and ingests it: for
+// each series the minutes from from[k] on are new, those before are the
+// revision window (read before: a counter adds what a revision added). On
+// failure nothing is ingested and every series keeps from[k] as the first
 // minute it needs, so the next cycle asks for the same window again, also
 // for a series seen for the first time. A series whose answer is malformed
 // (timestamps and values not paired) is not ingested and keeps start, the
 // others are ingested; each malformed series is one error.
-func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetState, keys []seriesKey, start, end time.Time) (err error) {
+func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetState, keys []seriesKey, from map[seriesKey]time.Time, start, end time.Time) (err error) {
 	ingested := false
 	defer func() {
 		if err != nil && !ingested {
 			for _, k := range keys {
 				s := st.state(k)
-				s.next, s.unlisted = start, false
+				s.next, s.unlisted = from[k], false
 			}
 		}
 	}()
@@ -408,17 +430,46 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 		s := st.state(k)
 		if e := malformed[k]; e != nil {
 			errs = append(errs, e)
-			s.next, s.unlisted = start, false
+			s.next, s.unlisted = from[k], false
 			continue
 		}
-		ps := points[k]
+		var ps []point
 		switch specs[k.spec].kind {
 		case sumCounter:
-			for _, p := range ps {
-				s.value += p.v
+			for _, p := range points[k] {
+				old, had := s.read[p.t]
+				switch {
+				case !p.t.Before(from[k]):
+					s.value += p.v
+				case s.read == nil || p.t.Before(s.readSince):
+					continue // before the series was first read
+				case !had:
+					s.value += p.v // a datapoint that came late
+				case p.v > old:
+					s.value += p.v - old // a revision
+				default:
+					continue
+				}
+				if s.read == nil {
+					s.read, s.readSince = map[time.Time]float64{}, from[k]
+				}
+				s.read[p.t] = p.v
+			}
+			if s.read == nil {
+				s.read, s.readSince = map[time.Time]float64{}, from[k]
+			}
+			for ts := range s.read {
+				if ts.Before(end.Add(-revisionWindow)) {
+					delete(s.read, ts)
+				}
 			}
 			s.present = true
 		case millisecondsGauge:
+			for _, p := range points[k] {
+				if !p.t.Before(from[k]) {
+					ps = append(ps, p)
+				}
+			}
 			s.present = false
 			if l, ok := latest(ps); ok {
 				s.value, s.present = l/1000, true
