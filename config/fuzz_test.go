@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 )
 
 // configSections are the top-level keys: every error about a key starts with
@@ -57,7 +58,7 @@ func FuzzParse(f *testing.F) {
 			checkParseError(t, doc, err)
 			return
 		}
-		checkFinite(t, reflect.ValueOf(c).Elem(), "")
+		testtools.CheckFinite(t, reflect.ValueOf(c).Elem(), "")
 		out, merr := yaml.Marshal(toYAML(reflect.ValueOf(c).Elem()))
 		if merr != nil {
 			t.Fatalf("marshal the accepted configuration: %v", merr)
@@ -90,31 +91,6 @@ func checkParseError(t *testing.T, doc []byte, err error) {
 		n, _ := strconv.Atoi(m[1])
 		if n < 1 || n > lines {
 			t.Fatalf("error cites line %d of a %d-line document: %q", n, lines, msg)
-		}
-	}
-}
-
-// checkFinite fails on a NaN or infinite number anywhere in v.
-func checkFinite(t *testing.T, v reflect.Value, path string) {
-	t.Helper()
-	switch v.Kind() {
-	case reflect.Float64:
-		if math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
-			t.Fatalf("%s: accepted %v", path, v.Float())
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			checkFinite(t, v.Elem(), path)
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				checkFinite(t, v.Field(i), path+"."+v.Type().Field(i).Name)
-			}
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			checkFinite(t, v.Index(i), path+"["+strconv.Itoa(i)+"]")
 		}
 	}
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 )
 
 // scenarioErrorRE splits a loader error into the part after the source and
@@ -140,42 +141,13 @@ func checkScenarioError(t *testing.T, doc []byte, err error, known map[string]bo
 // checkScenario asserts what every accepted scenario guarantees.
 func checkScenario(t *testing.T, sc *Scenario) {
 	t.Helper()
-	checkFiniteValue(t, reflect.ValueOf(sc).Elem(), "scenario")
+	testtools.CheckFinite(t, reflect.ValueOf(sc).Elem(), "scenario")
 	if len(sc.Faults) > MaxFaults {
 		t.Fatalf("%d faults accepted, more than %d", len(sc.Faults), MaxFaults)
 	}
 	for _, tb := range sc.Tables {
 		if !slices.Contains(sc.Account.Regions, tb.Region) {
 			t.Fatalf("table %s in region %q, not one of the account's %v", tb.Name, tb.Region, sc.Account.Regions)
-		}
-	}
-}
-
-// checkFiniteValue fails on a NaN or infinite number anywhere in v.
-func checkFiniteValue(t *testing.T, v reflect.Value, path string) {
-	t.Helper()
-	switch v.Kind() {
-	case reflect.Float64:
-		if math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0) {
-			t.Fatalf("%s: accepted %v", path, v.Float())
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			checkFiniteValue(t, v.Elem(), path)
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				checkFiniteValue(t, v.Field(i), path+"."+v.Type().Field(i).Name)
-			}
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			checkFiniteValue(t, v.Index(i), path+"["+strconv.Itoa(i)+"]")
-		}
-	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			checkFiniteValue(t, v.MapIndex(k), path+"."+k.String())
 		}
 	}
 }
