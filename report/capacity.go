@@ -332,13 +332,7 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 <title>DynamoDB capacity review</title>
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1200px; color: #1d2330; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin-bottom: .2rem; }
-.meta { color: #5a6270; margin-top: 0; }
-table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: .9rem; }
-th, td { border-bottom: 1px solid #dde1e7; padding: .35rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f3f5f8; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-section.table { border: 1px solid #dde1e7; border-radius: 6px; padding: .5rem 1rem 1rem; margin: 1.5rem 0; }
+` + pageStyle + `section.table { border: 1px solid #dde1e7; border-radius: 6px; padding: .5rem 1rem 1rem; margin: 1.5rem 0; }
 section.table h2 { font-size: 1.2rem; }
 .verdict { font-weight: 600; }
 .switch { color: #a0350f; }

@@ -32,13 +32,7 @@ var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"
 <title>DynamoDB Exporter</title>
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1200px; color: #1d2330; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin-bottom: .2rem; }
-.meta { color: #5a6270; margin-top: 0; }
-table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: .9rem; }
-th, td { border-bottom: 1px solid #dde1e7; padding: .35rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f3f5f8; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.neg { color: #a0350f; }
+` + pageStyle + `.neg { color: #a0350f; }
 .switch { color: #a0350f; font-weight: 600; }
 </style>
 </head>
@@ -90,3 +84,13 @@ func LandingHTML(w io.Writer, l Landing) error {
 	}
 	return nil
 }
+
+// pageStyle is the part of the style sheet the report pages share: headings,
+// the meta line and tables.
+const pageStyle = `h1 { font-size: 1.6rem; margin-bottom: .2rem; }
+.meta { color: #5a6270; margin-top: 0; }
+table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: .9rem; }
+th, td { border-bottom: 1px solid #dde1e7; padding: .35rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f3f5f8; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+`

@@ -177,13 +177,7 @@ var ttlHTML = template.Must(template.New("ttl").Parse(`<!DOCTYPE html>
 <title>TTL audit of {{.D.Table}}</title>
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1000px; color: #1d2330; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin-bottom: .2rem; }
-.meta { color: #5a6270; margin-top: 0; }
-table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: .9rem; }
-th, td { border-bottom: 1px solid #dde1e7; padding: .35rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f3f5f8; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
+` + pageStyle + `svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 </style>
 </head>
 <body>
