@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
@@ -26,6 +28,31 @@ type simulatedRun struct {
 // fixed sampling seed. The simulated account is closed when the test ends.
 func startScenario(t *testing.T, name string, start time.Time) *simulatedRun {
 	t.Helper()
+	a := newSimulatedAccount(t, name, start)
+	app, err := exporter.Build(context.Background(), a.cfg, exporter.Options{
+		Clock: a.clk, AWS: a.aws, Logger: slog.New(slog.DiscardHandler),
+		TTLPace: func(context.Context, time.Duration) error { return nil }, TTLSeed: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &simulatedRun{clk: a.clk, srv: a.srv, eng: a.eng, app: app}
+}
+
+// simulatedAccountRun is a built-in scenario's simulated account on a manual
+// clock, with the demo's configuration of the exporter pointed at it.
+type simulatedAccountRun struct {
+	clk *clock.Manual
+	srv *awssim.Server
+	eng *sim.Engine
+	cfg *config.Config
+	aws awsclient.Options
+}
+
+// newSimulatedAccount simulates the built-in scenario name from start. The
+// simulated account is closed when the test ends.
+func newSimulatedAccount(t *testing.T, name string, start time.Time) *simulatedAccountRun {
+	t.Helper()
 	sc, err := loadScenario(name)
 	if err != nil {
 		t.Fatal(err)
@@ -40,14 +67,7 @@ func startScenario(t *testing.T, name string, start time.Time) *simulatedRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := exporter.Build(context.Background(), cfg, exporter.Options{
-		Clock: clk, AWS: awsOpts, Logger: slog.New(slog.DiscardHandler),
-		TTLPace: func(context.Context, time.Duration) error { return nil }, TTLSeed: 1,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &simulatedRun{clk: clk, srv: srv, eng: eng, app: app}
+	return &simulatedAccountRun{clk: clk, srv: srv, eng: eng, cfg: cfg, aws: awsOpts}
 }
 
 // advance moves the clock and the simulation to at and runs the collectors

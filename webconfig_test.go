@@ -24,7 +24,6 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 )
 
@@ -88,20 +87,8 @@ func TestWebConfigTLSAndBasicAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sc, err := loadScenario("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clock.NewManual(time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC))
-	srv, _, err := simulatedAccount(sc, clk, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cfg, awsOpts, err := simulatedConfig(sc, srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newSimulatedAccount(t, "healthy", time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC))
+	cfg, awsOpts, clk := a.cfg, a.aws, a.clk
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 )
 
@@ -68,20 +67,8 @@ func TestWebFlags(t *testing.T) {
 // command's code path on two listen addresses: both serve the metrics and
 // the landing page, and both close when the exporter stops.
 func TestServeOnSeveralListenAddresses(t *testing.T) {
-	sc, err := loadScenario("healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clock.NewManual(time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC))
-	srv, _, err := simulatedAccount(sc, clk, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cfg, awsOpts, err := simulatedConfig(sc, srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newSimulatedAccount(t, "healthy", time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC))
+	cfg, awsOpts, clk := a.cfg, a.aws, a.clk
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	addrc := make(chan []string, 1)
