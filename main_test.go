@@ -102,10 +102,7 @@ func TestBinaryRejectsBadConfig(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "dynamodb_exporter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildExporter(t)
 	cfg := filepath.Join(t.TempDir(), "bad.yml")
 	if err := os.WriteFile(cfg, []byte("collectors:\n  cloudwatch:\n    delay: soon\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -134,4 +131,15 @@ func TestBinaryRejectsBadConfig(t *testing.T) {
 			t.Errorf("--help lacks %s:\n%s", flag, out)
 		}
 	}
+}
+
+// buildExporter builds the exporter's binary into a temporary directory and
+// returns its path.
+func buildExporter(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dynamodb_exporter")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

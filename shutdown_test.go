@@ -31,10 +31,7 @@ func TestSIGTERMWhileAWSHangs(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "dynamodb_exporter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildExporter(t)
 
 	sim := awssim.NewFixture(clock.Real{})
 	if err := sim.Start(); err != nil {

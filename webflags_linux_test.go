@@ -1,38 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is a bytes.Buffer safe for a process writing while the test
-// reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestSystemdSocketActivation runs the binary as systemd runs a service
 // behind a .socket unit: the listening socket is inherited as file
@@ -43,10 +21,7 @@ func TestSystemdSocketActivation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "dynamodb_exporter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildExporter(t)
 	socket, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +46,7 @@ func TestSystemdSocketActivation(t *testing.T) {
 		"--scenario", "healthy", "--log.level", "info", "--web.systemd-socket", "--web.listen-address", otherAddr)
 	cmd.ExtraFiles = []*os.File{f} // descriptor 3
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out lockedBuffer
+	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
