@@ -121,8 +121,9 @@ type faultRow struct {
 	// gone are tables the fault removes: their series must have left
 	// /metrics at the end of the fault and stay gone.
 	gone []string
-	// check, when set, asserts more at the end of the fault.
-	check func(t *testing.T, end snapshot)
+	// check, when set, asserts more at the end of the fault (at f).
+	// first and f are the first and the last cycle of the fault.
+	check func(t *testing.T, r *matrixRun, end snapshot, first, f time.Time)
 	// recreated, when set, is a table the fault deletes and creates
 	// again under the same name: its counters must either continue
 	// (nothing lost, nothing counted twice) or restart at the new table's
@@ -130,6 +131,10 @@ type faultRow struct {
 	recreated string
 	// callTimeout, when set, replaces the configuration's 10s call timeout.
 	callTimeout time.Duration
+	// session, when set, makes the exporter assume a role (role_arn)
+	// whose sessions awssim issues for this wall-clock time (a test-only
+	// lifetime: AWS's minimum is 900 s).
+	session time.Duration
 	// slowCycle, when set, is how long (wall clock) the fault must hold
 	// a cycle.
 	slowCycle time.Duration
@@ -265,7 +270,7 @@ func faultRows() []faultRow {
 				}})
 			},
 			calls: []string{"dynamodb:DescribeTable"},
-			check: func(t *testing.T, end snapshot) {
+			check: func(t *testing.T, _ *matrixRun, end snapshot, _, _ time.Time) {
 				if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: "fm-orders", "billing_mode": "PAY_PER_REQUEST"}); !ok {
 					t.Error("fm-orders is not shown on-demand at the end of the fault")
 				}
@@ -288,7 +293,7 @@ func faultRows() []faultRow {
 				}})
 			},
 			calls: []string{"dynamodb:DescribeTable"},
-			check: func(t *testing.T, end snapshot) {
+			check: func(t *testing.T, _ *matrixRun, end snapshot, _, _ time.Time) {
 				if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: "fm-orders", "billing_mode": "PAY_PER_REQUEST"}); !ok {
 					t.Error("the re-created fm-orders is not shown on-demand at the end of the fault")
 				}
@@ -297,6 +302,19 @@ func faultRows() []faultRow {
 				}
 			},
 			expect: "dynamodb_table_info shows PAY_PER_REQUEST and the new GSI's counters appear (0: proven zero); nothing fails or goes stale; the new table's events are all counted",
+		},
+		{
+			name: "sts-refuses-renewal", fault: "STS refuses to renew the assumed role (sts:AssumeRole denied) as its sessions expire (1.5s wall-clock sessions, a test-only lifetime)",
+			dur: 10 * time.Minute, tables: []string{"fm-orders", "fm-users", "fm-secret", "fm-eu"}, session: 1500 * time.Millisecond,
+			on: func(r *matrixRun) func() {
+				r.srv.Deny("sts:AssumeRole")
+				// Let the sessions issued in the warm-up expire.
+				time.Sleep(1500 * time.Millisecond)
+				return func() { r.srv.Allow("sts:AssumeRole") }
+			},
+			collectors: []string{"discovery", "tables", "autoscaling", "cloudwatch"}, codes: []string{"AccessDenied"}, calls: []string{"sts:AssumeRole"},
+			check:  checkSTSBackoff,
+			expect: "every collector shows success 0 in both regions (stale values kept), the refusal counted as dynamodb_exporter_aws_request_errors_total{service=\"STS\",operation=\"AssumeRole\",error_code=\"AccessDenied\"} per account and region; STS is asked again 1m, 2m, 4m after the refusals, then every 5m at most (the SDK's credential cache keeps no failure: without this backoff every AWS call asked STS again); the first renewal allowed after the fault succeeds",
 		},
 		{
 			name: "clock-skew", fault: "AWS's clock 20 minutes ahead of the exporter's host (signatures refused as expired), then back in line",
@@ -330,6 +348,22 @@ type matrixRun struct {
 // recorded instead of slept, so that a row takes seconds, not minutes.
 func startMatrix(t *testing.T, callTimeout time.Duration) *matrixRun {
 	t.Helper()
+	return startMatrixFor(t, faultRow{callTimeout: callTimeout})
+}
+
+// matrixRole is the role the exporter assumes in a row with sessions.
+const matrixRole = "arn:aws:iam::" + awssim.DefaultAccountID + ":role/dynamodb-exporter"
+
+// startMatrixFor is startMatrix with the row's call timeout and, for a row
+// with sessions, an assumed role: awssim issues its sessions for
+// row.session on the wall clock, the SDK's credential cache renews them a
+// fifth of that before they expire (a minute in production), and the
+// backoff after STS refuses to renew runs on the manual clock (the wall
+// clock in production), so that its figures do not depend on the speed
+// of the machine.
+func startMatrixFor(t *testing.T, row faultRow) *matrixRun {
+	t.Helper()
+	callTimeout := row.callTimeout
 	sc, err := sim.LoadScenario([]byte(matrixScenario))
 	if err != nil {
 		t.Fatal(err)
@@ -344,13 +378,25 @@ func startMatrix(t *testing.T, callTimeout time.Duration) *matrixRun {
 	if callTimeout == 0 {
 		callTimeout = 10 * time.Second
 	}
-	cfg, err := config.Parse([]byte(fmt.Sprintf(matrixConfig, callTimeout)))
+	yaml := fmt.Sprintf(matrixConfig, callTimeout)
+	if row.session > 0 {
+		yaml = strings.Replace(yaml, "    regions: [us-east-1, eu-west-1]\n", "    regions: [us-east-1, eu-west-1]\n    role_arn: "+matrixRole+"\n", 1)
+		r.srv.SetSessionLifetime(row.session)
+	}
+	cfg, err := config.Parse([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, awsOpts, err := simulatedConfig(sc, r.srv.URL())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if row.session > 0 {
+		if cfg.Accounts[0].RoleARN != matrixRole {
+			t.Fatalf("the row's account assumes no role: %+v", cfg.Accounts[0])
+		}
+		awsOpts.Now = r.clk.Now
+		awsOpts.CredentialExpiryWindow = row.session / 5
 	}
 	awsOpts.MaxAttempts = matrixAttempts
 	awsOpts.WrapBackoff = func(real retry.BackoffDelayer) retry.BackoffDelayer {
@@ -522,7 +568,7 @@ type rowResult struct {
 }
 
 func runFaultRow(t *testing.T, row faultRow) rowResult {
-	r := startMatrix(t, row.callTimeout)
+	r := startMatrixFor(t, row)
 	t0 := r.clk.Now()
 	res := rowResult{row: row, tables: len(matrixTables)}
 	for m := time.Duration(0); m <= matrixWarmUp; m += time.Minute {
@@ -539,6 +585,9 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 		startCounters[tb.table] = c
 	}
 	res.baselinePerCycle = float64(r.calls(row.calls)) / float64(matrixWarmUp/time.Minute+1)
+	if n := r.srv.RequestCount(awssim.ServiceSTS, "AssumeRole"); row.session > 0 && n != len(r.app.Targets) {
+		t.Fatalf("%d AssumeRole calls during the warm-up, want one per target (%d): the warm-up took longer than the %v sessions (a slow machine?)", n, len(r.app.Targets), row.session)
+	}
 
 	// The fault.
 	r.srv.ResetRequests()
@@ -598,7 +647,7 @@ func runFaultRow(t *testing.T, row faultRow) rowResult {
 		}
 	}
 	if row.check != nil {
-		row.check(t, end)
+		row.check(t, r, end, s.Add(time.Minute), f)
 	}
 	for _, tg := range r.app.Targets {
 		failed := false
@@ -739,6 +788,39 @@ func (res *rowResult) checkRecreated(t *testing.T, r *matrixRun, region, table s
 		region, table, r.recreatedAt.Format(time.TimeOnly), end.consumed, end.throttles, own.consumed, own.throttles, continued, res.restarted)
 }
 
+// checkSTSBackoff asserts that, while STS refuses, each target asks it
+// again only 1m, 2m, 4m after the refusals, then every 5m (the exporter's
+// documented backoff), and that every table's values are still shown.
+func checkSTSBackoff(t *testing.T, r *matrixRun, end snapshot, first, f time.Time) {
+	t.Helper()
+	for _, tb := range matrixTables {
+		if _, ok := end.tableCounters(tb.region, tb.table); !ok {
+			t.Errorf("%s/%s: its counters left /metrics while STS refused", tb.region, tb.table)
+		}
+		if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelRegion: tb.region, catalogue.LabelTable: tb.table}); !ok {
+			t.Errorf("%s/%s: dynamodb_table_info left /metrics while STS refused", tb.region, tb.table)
+		}
+	}
+	byRegion := map[string][]time.Time{}
+	for _, rec := range r.srv.Requests() {
+		if rec.Service == awssim.ServiceSTS && rec.Operation == "AssumeRole" && !rec.Time.After(f) {
+			byRegion[rec.Region] = append(byRegion[rec.Region], rec.Time)
+		}
+	}
+	for _, tg := range r.app.Targets {
+		got := byRegion[tg.Region]
+		var want []time.Time
+		at, wait := first, time.Minute
+		for !at.After(f) {
+			want = append(want, at)
+			at, wait = at.Add(wait), min(2*wait, 5*time.Minute)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: AssumeRole asked at %v while STS refused, want %v", tg.Key(), got, want)
+		}
+	}
+}
+
 // allSucceed reports whether every collector succeeded in every target.
 func allSucceed(s snapshot) bool {
 	ms := s[catalogue.ExporterCollectorSuccess]
@@ -868,9 +950,13 @@ the 1m interval) left every region after it without data; it now reads them conc
   (DescribeTable) but neither shows it nor resets the table's counters: they continue, carrying the
   old table's totals into the new table's series (the row's figures). rate() and increase() stay
   right; a total read as "since the table exists" does not. Nothing is lost or counted twice.
-- Not yet in the matrix: STS refusing to renew an assumed role (the SDK's credential cache
-  expires credentials on the wall clock, which the manual clock does not move, while awssim
-  expires the session on the simulated clock).
+- **The STS row shortens sessions to 1.5s of wall-clock time**, a test-only lifetime (AWS issues
+  at least 900 s): the SDK's credential cache renews by the wall clock, which the manual clock
+  does not move, so awssim issues and expires these sessions on the wall clock too; the exporter
+  renews a session a fifth of its lifetime before it expires (a minute by default). The backoff
+  after a refusal runs on the manual clock there, on the wall clock in production. STS answering
+  ExpiredToken (the base credentials expired) takes the same path as the row's AccessDenied
+  (TestSTSRefusalIsNotAskedAgainAtOnce in awsclient runs both, not the whole matrix row).
 `
 
 func fmtDur(d time.Duration) string {
