@@ -94,6 +94,13 @@ type Options struct {
 	// the delays it chose and sleep less on a simulated clock. Nil keeps
 	// the SDK's own retryer.
 	WrapBackoff func(retry.BackoffDelayer) retry.BackoffDelayer
+	// Now is the clock the backoff after STS refuses to renew an assumed
+	// role runs on (nil: the wall clock). A test on a simulated clock sets
+	// it so that the backoff's figures do not depend on the machine.
+	Now func() time.Time
+	// CredentialExpiryWindow is how long before its expiry an assumed
+	// role's session is renewed (0: DefaultCredentialExpiryWindow).
+	CredentialExpiryWindow time.Duration
 }
 
 // NewTargets builds a Target for every account and region of the config.
@@ -183,7 +190,18 @@ func NewTarget(ctx context.Context, acct config.Account, region string, opts Opt
 				o.ExternalID = aws.String(acct.ExternalID)
 			}
 		})
-		cfg.Credentials = aws.NewCredentialsCache(provider)
+		window := opts.CredentialExpiryWindow
+		if window <= 0 {
+			window = DefaultCredentialExpiryWindow
+		}
+		now := opts.Now
+		if now == nil {
+			now = time.Now
+		}
+		backoff := &refusalBackoff{provider: provider, role: acct.RoleARN, now: now}
+		cfg.Credentials = aws.NewCredentialsCache(backoff, func(o *aws.CredentialsCacheOptions) {
+			o.ExpiryWindow = window
+		})
 	}
 	return &Target{
 		Account: acct.Name,

@@ -24,7 +24,12 @@ const (
 	ErrIncompleteSignature ErrorKind = "IncompleteSignature"
 	ErrInvalidSignature    ErrorKind = "InvalidSignature"
 	ErrInvalidClientToken  ErrorKind = "InvalidClientToken"
-	ErrUnknownOperation    ErrorKind = "UnknownOperation"
+	// ErrExpiredToken: "The security token included in the request is
+	// expired", HTTP 403 (AWS API references, "Common Errors",
+	// ExpiredTokenException); DynamoDB answers it with 400, as its other
+	// authentication errors.
+	ErrExpiredToken     ErrorKind = "ExpiredToken"
+	ErrUnknownOperation ErrorKind = "UnknownOperation"
 )
 
 // apiError is an AWS error answered to the client.
@@ -111,6 +116,8 @@ func dynamoWireError(kind ErrorKind) wireErr {
 		return wireErr{coralNS + "InvalidSignatureException", "InvalidSignatureException", 400}
 	case ErrInvalidClientToken:
 		return wireErr{coralNS + "UnrecognizedClientException", "UnrecognizedClientException", 400}
+	case ErrExpiredToken:
+		return wireErr{coralNS + "ExpiredTokenException", "ExpiredTokenException", 400}
 	case ErrUnknownOperation:
 		return wireErr{coralNS + "UnknownOperationException", "UnknownOperationException", 400}
 	}
@@ -139,6 +146,8 @@ func autoScalingWireError(kind ErrorKind) wireErr {
 		return wireErr{"InvalidSignatureException", "InvalidSignatureException", 403}
 	case ErrInvalidClientToken:
 		return wireErr{"UnrecognizedClientException", "UnrecognizedClientException", 403}
+	case ErrExpiredToken:
+		return wireErr{"ExpiredTokenException", "ExpiredTokenException", 403}
 	case ErrUnknownOperation:
 		return wireErr{"UnknownOperationException", "UnknownOperationException", 400}
 	}
@@ -172,6 +181,8 @@ func cloudWatchWireError(kind ErrorKind) wireErr {
 		return wireErr{"InvalidSignatureException", "InvalidSignatureException", 403}
 	case ErrInvalidClientToken:
 		return wireErr{"InvalidClientTokenIdException", "InvalidClientTokenId", 403}
+	case ErrExpiredToken:
+		return wireErr{"ExpiredTokenException", "ExpiredToken", 403}
 	case ErrUnknownOperation:
 		return wireErr{"UnknownOperationException", "InvalidAction", 400}
 	}
@@ -198,6 +209,8 @@ func stsWireError(kind ErrorKind) wireErr {
 		return wireErr{"", "SignatureDoesNotMatch", 403}
 	case ErrInvalidClientToken:
 		return wireErr{"", "InvalidClientTokenId", 403}
+	case ErrExpiredToken:
+		return wireErr{"", "ExpiredToken", 403}
 	case ErrUnknownOperation:
 		return wireErr{"", "InvalidAction", 400}
 	}

@@ -60,6 +60,10 @@ type Server struct {
 	// pageDatapoints caps the datapoints of one GetMetricData answer
 	// (SetGetMetricDataPageSize); 0 means no cap of the server's own.
 	pageDatapoints atomic.Int64
+	// sessionLifetime is the wall-clock lifetime of the credentials
+	// AssumeRole issues (SetSessionLifetime), in nanoseconds; 0: the
+	// DurationSeconds asked, on the server clock.
+	sessionLifetime atomic.Int64
 
 	lnMu sync.Mutex
 	ln   net.Listener

@@ -41,7 +41,22 @@ type assumedKey struct {
 	id      Identity
 	token   string
 	expires time.Time
+	// wallExpires, when set (SetSessionLifetime), replaces expires: the
+	// key expires then on the wall clock.
+	wallExpires time.Time
 }
+
+// SetSessionLifetime makes AssumeRole issue credentials that expire d after
+// they are issued on the wall clock, whatever DurationSeconds asks; 0
+// restores DurationSeconds on the server clock. It is a test-only fault:
+// AWS never issues a session shorter than 900 s ("DurationSeconds ...
+// minimum value of 900 seconds (15 minutes)", AWS STS API Reference,
+// AssumeRole), and a test cannot wait 15 minutes. The wall clock is used
+// because the SDK's credential cache decides when to renew by it, whatever
+// clock the simulated account runs on: so the SDK renews the session as it
+// would against AWS, and a request signed with an expired one is refused
+// with ExpiredTokenException, as AWS does.
+func (s *Server) SetSessionLifetime(d time.Duration) { s.sessionLifetime.Store(int64(d)) }
 
 // Identity returns the principal accessKeyID resolves to. Keys issued by
 // AssumeRole resolve to their assumed role session; every other key is the
@@ -76,8 +91,12 @@ func (s *Server) resolveIdentity(accessKeyID, token string) (Identity, error) {
 	if token != k.token {
 		return Identity{}, apiErr(ErrInvalidClientToken, "The security token included in the request is invalid.")
 	}
-	if !s.now().Before(k.expires) {
-		return Identity{}, apiErr(ErrInvalidClientToken, "The security token included in the request is expired")
+	expired := !s.now().Before(k.expires)
+	if !k.wallExpires.IsZero() {
+		expired = !time.Now().Before(k.wallExpires)
+	}
+	if expired {
+		return Identity{}, apiErr(ErrExpiredToken, "The security token included in the request is expired")
 	}
 	return k.id, nil
 }
@@ -175,12 +194,23 @@ func (c *call) stsAssumeRole() (any, error) {
 	out.Credentials.SecretAccessKey = hexID("secret"+seed, 40)
 	out.Credentials.SessionToken = k.token
 	// The SDK checks expiry against the wall clock, not the simulated one, so
-	// the expiry it is told is never earlier than wall-clock now + duration.
+	// the expiry it is told is never earlier than wall-clock now + duration;
+	// with a wall-clock lifetime it is exactly when the key expires.
 	wireExpiry := k.expires
 	if wall := time.Now().Add(duration); wall.After(wireExpiry) {
 		wireExpiry = wall
 	}
-	out.Credentials.Expiration = wireExpiry.UTC().Format("2006-01-02T15:04:05Z")
+	if d := time.Duration(s.sessionLifetime.Load()); d > 0 {
+		k.wallExpires = time.Now().Add(d)
+		wireExpiry = k.wallExpires
+	}
+	layout := "2006-01-02T15:04:05Z"
+	if !k.wallExpires.IsZero() {
+		// A lifetime of a second or so needs the milliseconds (the
+		// SDK reads fractional seconds).
+		layout = "2006-01-02T15:04:05.000Z"
+	}
+	out.Credentials.Expiration = wireExpiry.UTC().Format(layout)
 	out.AssumedRoleUser.AssumedRoleID = k.id.UserID
 	out.AssumedRoleUser.Arn = k.id.ARN
 	return out, nil
