@@ -136,6 +136,11 @@ func TestWriteSection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// TestFaultMatrix (faultmatrix_test.go) keeps the section from this
+	// prefix of the marker on.
+	if !strings.HasPrefix(soakMarker, "<!-- soak:") {
+		t.Errorf("the marker %q does not start as TestFaultMatrix looks for it", soakMarker)
+	}
 	b, _ := os.ReadFile(p)
 	if want := "# Matrix\n\nrows\n\n" + soakMarker + "\n\n## Soak\n\nsecond\n"; string(b) != want {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
