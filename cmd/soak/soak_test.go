@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,6 +180,44 @@ func TestSoakShort(t *testing.T) {
 	}
 	if len(r.samples) < 40 {
 		t.Errorf("%d samples, want at least 40", len(r.samples))
+	}
+}
+
+// TestSoakCatchesALeak runs the soak's real pipeline (the process, the
+// scrapers, the sampling through /metrics and /proc) against a stand-in
+// for the exporter that leaks a goroutine, a descriptor and 64 KiB of heap
+// per scrape (testdata/leaky): the soak must fail it on goroutines,
+// descriptors, heap and RSS.
+func TestSoakCatchesALeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a leaking server for 35s")
+	}
+	o := defaults()
+	o.exporter = filepath.Join(t.TempDir(), "leaky")
+	if out, err := exec.Command("go", "build", "-o", o.exporter, "./testdata/leaky").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	o.duration, o.warmup, o.on, o.off = 30*time.Second, 5*time.Second, 5*time.Second, 5*time.Second
+	o.sampleEvery, o.window = time.Second, 5*time.Second
+	o.log = testWriter{t}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r, err := run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + r.text())
+	var grew []string
+	for _, v := range failed(r.verdicts) {
+		grew = append(grew, v.q.name)
+	}
+	for _, want := range []string{"goroutines", "open fds", "heap goal", "RSS"} {
+		if !slices.Contains(grew, want) {
+			t.Errorf("the leak of %s went unnoticed (growth found in %v)", want, grew)
+		}
+	}
+	if len(r.problems()) == 0 {
+		t.Errorf("the soak passed a leaking exporter")
 	}
 }
 
