@@ -23,8 +23,11 @@ RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
 # distroless/static has CA certificates and time zone data, and no shell.
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /dynamodb_exporter /dynamodb_exporter
-# nonroot is uid/gid 65532.
-USER nonroot:nonroot
+# distroless's nonroot user, by number: Kubernetes can only verify that a
+# numeric USER is not root (runAsNonRoot without runAsUser refuses a named
+# one). The exporter writes no file, so the root filesystem may be
+# read-only (the chart and the Compose stack make it so).
+USER 65532:65532
 EXPOSE 9849
 ENTRYPOINT ["/dynamodb_exporter"]
 CMD ["serve"]

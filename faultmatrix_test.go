@@ -851,8 +851,8 @@ func TestFaultMatrix(t *testing.T) {
 		t.Logf("%d of %d rows run: docs/reliability.md not checked", len(results), len(faultRows()))
 		return
 	}
-	doc := reliabilityDoc(results)
 	const file = "docs/reliability.md"
+	doc := reliabilityDoc(results) + keptSoakSection(file)
 	if *updateMatrix {
 		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
@@ -866,6 +866,17 @@ func TestFaultMatrix(t *testing.T) {
 	if string(b) != doc {
 		t.Errorf("%s differs from the fault matrix; run go test -run TestFaultMatrix -update . and review:\n%s", file, doc)
 	}
+}
+
+// keptSoakSection returns the soak section of file, from its marker line
+// ("<!-- soak: ...", written by go run ./cmd/soak -doc) to the end, which
+// the matrix keeps as it is.
+func keptSoakSection(file string) string {
+	b, _ := os.ReadFile(file)
+	if i := strings.Index(string(b), "<!-- soak:"); i >= 0 {
+		return "\n" + string(b[i:])
+	}
+	return ""
 }
 
 // reliabilityDoc renders the matrix.

@@ -27,6 +27,12 @@ type composeFile struct {
 		Volumes     []string          `yaml:"volumes"`
 		Environment map[string]string `yaml:"environment"`
 		DependsOn   []string          `yaml:"depends_on"`
+		User        string            `yaml:"user"`
+		ReadOnly    bool              `yaml:"read_only"`
+		CapDrop     []string          `yaml:"cap_drop"`
+		CapAdd      []string          `yaml:"cap_add"`
+		SecurityOpt []string          `yaml:"security_opt"`
+		Privileged  bool              `yaml:"privileged"`
 	} `yaml:"services"`
 }
 
@@ -208,6 +214,33 @@ func TestComposeStack(t *testing.T) {
 				t.Errorf("%s: provider path %q, but the dashboards are mounted at %s", p, x.Options.Path, dashDir)
 			}
 		}
+	}
+}
+
+// TestComposeExporterSecurity: the stack runs the exporter as the image
+// runs it in Kubernetes: the image's non-root user, a read-only root
+// filesystem, every capability dropped, no privilege gained through
+// setuid binaries (no-new-privileges), not privileged.
+func TestComposeExporterSecurity(t *testing.T) {
+	ex, ok := loadCompose(t).Services["exporter"]
+	if !ok {
+		t.Fatal("no exporter service")
+	}
+	if !ex.ReadOnly {
+		t.Errorf("exporter: read_only is not true (the exporter writes no file)")
+	}
+	if !slices.Equal(ex.CapDrop, []string{"ALL"}) || len(ex.CapAdd) > 0 {
+		t.Errorf("exporter: cap_drop %v cap_add %v, want [ALL] and none", ex.CapDrop, ex.CapAdd)
+	}
+	if !slices.Contains(ex.SecurityOpt, "no-new-privileges:true") {
+		t.Errorf("exporter: security_opt %v lacks no-new-privileges:true", ex.SecurityOpt)
+	}
+	if ex.Privileged {
+		t.Errorf("exporter: privileged")
+	}
+	uid := strconv.Itoa(imageUser(t))
+	if u, g, _ := strings.Cut(ex.User, ":"); ex.User != "" && (u != uid || g == "0") {
+		t.Errorf("exporter: user %q, the image's USER is %s (and not group 0)", ex.User, uid)
 	}
 }
 

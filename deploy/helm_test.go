@@ -246,8 +246,9 @@ type metav1LabelSelector struct {
 }
 
 // checkPod checks what the chart promises of the exporter's pod and returns
-// its container: the selector matches the pod, non-root, read-only root
-// filesystem, no privilege escalation, every capability dropped, probes on
+// its container: the selector matches the pod, non-root (the image's uid),
+// the runtime's default seccomp profile, read-only root filesystem, no
+// privilege escalation, every capability dropped, not privileged, probes on
 // the landing page, resources, the config mounted and passed.
 func checkPod(t *testing.T, objs map[string]object, pod *corev1.PodSpec, selector, podLabels map[string]string) corev1.Container {
 	t.Helper()
@@ -265,8 +266,17 @@ func checkPod(t *testing.T, objs map[string]object, pod *corev1.PodSpec, selecto
 		t.Errorf("serviceAccountName %q, want %q", pod.ServiceAccountName, release)
 	}
 	psc := pod.SecurityContext
-	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 {
-		t.Errorf("pod securityContext %+v: want runAsNonRoot and a non-zero runAsUser", psc)
+	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.RunAsUser == nil || *psc.RunAsUser == 0 ||
+		psc.RunAsGroup == nil || *psc.RunAsGroup == 0 {
+		t.Fatalf("pod securityContext %+v: want runAsNonRoot and a non-zero runAsUser and runAsGroup", psc)
+	}
+	// The image's user: a chart running another uid would work only by
+	// chance (the files of the image belong to 65532).
+	if uid := imageUser(t); *psc.RunAsUser != int64(uid) {
+		t.Errorf("pod runAsUser %d, the image's USER is %d", *psc.RunAsUser, uid)
+	}
+	if psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod seccompProfile %+v, want RuntimeDefault", psc.SeccompProfile)
 	}
 	if len(pod.Containers) != 1 {
 		t.Fatalf("%d containers, want 1", len(pod.Containers))
@@ -275,8 +285,9 @@ func checkPod(t *testing.T, objs map[string]object, pod *corev1.PodSpec, selecto
 	sc := c.SecurityContext
 	if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
 		sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
-		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
-		t.Errorf("container securityContext %+v: want a read-only root filesystem, no privilege escalation, every capability dropped", sc)
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 ||
+		(sc.Privileged != nil && *sc.Privileged) {
+		t.Errorf("container securityContext %+v: want a read-only root filesystem, no privilege escalation, every capability dropped, not privileged", sc)
 	}
 	for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
 		if p == nil || p.HTTPGet == nil || (p.HTTPGet.Path != "/" && p.HTTPGet.Path != "/metrics") || p.HTTPGet.Port.StrVal != "http" {
