@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,18 +69,29 @@ func TestSeriesBudgetIsCheckedPerFamily(t *testing.T) {
 	r.series.maxPerTable[b.family] = b.perTable + 2
 	r.series.maxPerTable["dynamodb_new_family"] = 1
 	vs := misses(evaluate(targets, []result{r}))
-	if len(vs) != 1 || !strings.Contains(vs[0].name, "series") {
-		t.Fatalf("misses %v, want the series target", vs)
+	if len(vs) != 2 || !strings.Contains(vs[0].name, "at its most") || !strings.Contains(vs[1].name, "above its family's budget") {
+		t.Fatalf("misses %v, want both series targets", vs)
 	}
-	for _, want := range []string{b.family, "dynamodb_new_family has no budget", "MISSED by 3 series"} {
-		if !strings.Contains(vs[0].String(), want) {
-			t.Errorf("%q does not say %q", vs[0], want)
+	if !strings.Contains(vs[0].String(), "MISSED by 3 series (2% over)") {
+		t.Errorf("%q does not say the total is 3 series over", vs[0])
+	}
+	for _, want := range []string{"MISSED by 3 series;", fmt.Sprintf("%s %d > %d", b.family, b.perTable+2, b.perTable), "dynamodb_new_family has no budget"} {
+		if !strings.Contains(vs[1].String(), want) {
+			t.Errorf("%q does not say %q", vs[1], want)
 		}
+	}
+	// Over in one family, under in another: the total passes, the family
+	// does not.
+	r.series.maxPerTable[seriesBudget[1].family] = seriesBudget[1].perTable - 3
+	delete(r.series.maxPerTable, "dynamodb_new_family")
+	vs = misses(evaluate(targets, []result{r}))
+	if len(vs) != 1 || !strings.Contains(vs[0].String(), "above its family's budget: 2 series") {
+		t.Fatalf("misses %v, want the family target alone", vs)
 	}
 }
 
 func TestWindowHoldsWholeCyclesOfEveryCadenceItCovers(t *testing.T) {
-	cs := []cadence{{"fast", time.Minute}, {"slow tier", 5 * time.Minute}, {"hourly", time.Hour}}
+	cs := []cadence{{"fast", time.Minute, false}, {"slow tier", 5 * time.Minute, false}, {"hourly", time.Hour, true}}
 	longer, err := checkWindow(5*time.Minute, cs)
 	if err != nil || len(longer) != 1 || longer[0].what != "hourly" {
 		t.Fatalf("5m: longer %v, err %v; want the hourly cadence left out", longer, err)
@@ -87,11 +99,14 @@ func TestWindowHoldsWholeCyclesOfEveryCadenceItCovers(t *testing.T) {
 	if _, err := checkWindow(7*time.Minute, cs); err == nil || !strings.Contains(err.Error(), "slow tier") {
 		t.Fatalf("7m: err %v, want one naming the slow tier", err)
 	}
-	if _, err := checkWindow(90*time.Second, cs); err == nil || !strings.Contains(err.Error(), "fast") {
-		t.Fatalf("90s: err %v, want one naming the fast cadence", err)
+	if _, err := checkWindow(10*time.Minute+30*time.Second, cs); err == nil || !strings.Contains(err.Error(), "fast") {
+		t.Fatalf("10m30s: err %v, want one naming the fast cadence", err)
 	}
-	if _, err := checkWindow(30*time.Second, cs); err == nil {
-		t.Fatal("a window shorter than every cadence was accepted")
+	if _, err := checkWindow(2*time.Minute, cs); err == nil || !strings.Contains(err.Error(), "shorter than the slow tier") {
+		t.Fatalf("2m: err %v, want one saying the slow tier is not covered", err)
+	}
+	if _, err := checkWindow(90*time.Minute, cs); err == nil || !strings.Contains(err.Error(), "hourly") {
+		t.Fatalf("90m: err %v, want one naming the hourly cadence", err)
 	}
 	if longer, err := checkWindow(2*time.Hour, cs); err != nil || len(longer) != 0 {
 		t.Fatalf("2h: longer %v, err %v", longer, err)

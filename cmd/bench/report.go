@@ -165,7 +165,10 @@ func figures(o options, rs []result, vs []verdict, host string) string {
 	row("… of which the hourly capacity refresh", func(r result) string { return num(r.cw.refreshMetrics) })
 	row("GetMetricData requests per hour", func(r result) string { return num(r.cw.requests + r.cw.refreshRequests) })
 	row("ListMetrics requests per hour", func(r result) string { return num(r.cw.listMetrics) })
-	row("CloudWatch cost per 30 days (list price)", func(r result) string { return fmt.Sprintf("$%.2f", r.cw.monthlyCost()) })
+	row("CloudWatch cost per 30 days at list price (GetMetricData + ListMetrics)", func(r result) string {
+		return fmt.Sprintf("$%.2f ($%.2f + $%.2f)", r.cw.monthlyCost(),
+			monthly(r.cw.metricsPerHour(), pricePerThousandMetrics), monthly(r.cw.listMetrics, pricePerThousandRequests))
+	})
 	row("first history fetch: metrics in requests", func(r result) string {
 		return fmt.Sprintf("%s in %s", thousands(int64(r.cw.firstFetchMetrics)), thousands(int64(r.cw.firstFetchRequests)))
 	})

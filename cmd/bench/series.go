@@ -128,6 +128,21 @@ func (r result) maxSeriesOfATable() int {
 	return n
 }
 
+// seriesOverBudget is, summed over families, the series the table with the
+// most in each family has above the family's budget (all of them for a
+// family without one).
+func (r result) seriesOverBudget() int {
+	budgets := map[string]int{}
+	for _, b := range seriesBudget {
+		budgets[b.family] = b.perTable
+	}
+	n := 0
+	for f, got := range r.series.maxPerTable {
+		n += max(0, got-budgets[f])
+	}
+	return n
+}
+
 // unbudgeted returns the families with a table label that the budget does
 // not name, sorted.
 func (r result) unbudgeted() []string {

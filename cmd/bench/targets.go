@@ -32,7 +32,9 @@ var targets = []target{
 	{name: "first capacity figures (with -latency per call)", unit: "s", max: 300,
 		value: func(r result) (float64, string) { return r.firstSuccess["capacity"].Seconds(), "" }},
 	{name: "series of one table, every family at its most", unit: "series", max: float64(budgetTotal()),
-		value: func(r result) (float64, string) { return float64(r.maxSeriesOfATable()), overBudget(r) }},
+		value: func(r result) (float64, string) { return float64(r.maxSeriesOfATable()), "" }},
+	{name: "series of one table above its family's budget", unit: "series", max: 0,
+		value: func(r result) (float64, string) { return float64(r.seriesOverBudget()), overBudget(r) }},
 	{name: "simulated account memory", unit: "MiB", max: 4096,
 		value: func(r result) (float64, string) { return mibf(r.simHeap), "" }},
 	{name: "simulated account build time", unit: "s", max: 60,
@@ -64,7 +66,10 @@ func (v verdict) missed() bool { return v.got > v.max }
 func (v verdict) String() string {
 	s := fmt.Sprintf("%d tables: %s: %s %s (target ≤ %s)", v.tables, v.name, num(v.got), v.unit, num(v.max))
 	if v.missed() {
-		s += fmt.Sprintf(": MISSED by %s %s (%.0f%% over)", num(v.got-v.max), v.unit, 100*(v.got-v.max)/v.max)
+		s += fmt.Sprintf(": MISSED by %s %s", num(v.got-v.max), v.unit)
+		if v.max > 0 {
+			s += fmt.Sprintf(" (%.0f%% over)", 100*(v.got-v.max)/v.max)
+		}
 	}
 	if v.detail != "" {
 		s += "; " + v.detail
