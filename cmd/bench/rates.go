@@ -39,9 +39,9 @@ type cadence struct {
 func cadences() []cadence {
 	return []cadence{
 		{"CloudWatch collector", config.DefaultCloudWatchInterval, false},
-		{"discovery", config.DefaultDiscoveryInterval, false},
-		{"tables", config.DefaultTablesInterval, false},
-		{"auto-scaling", config.DefaultAutoScalingInterval, false},
+		{"discovery collector", config.DefaultDiscoveryInterval, false},
+		{"tables collector", config.DefaultTablesInterval, false},
+		{"auto-scaling collector", config.DefaultAutoScalingInterval, false},
 		{"TTL sampler runs", config.DefaultTTLInterval, false},
 		{"capacity history refresh", config.DefaultCapacityInterval, true},
 		{"TTL sample of each table", config.DefaultTTLTableInterval, true},
