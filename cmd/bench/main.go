@@ -3,32 +3,45 @@
 // --endpoint.*`, default configuration, production cadences) against a
 // simulated AWS account served by this process on a loopback port, with N
 // tables of 2 GSIs each (mixed capacity modes, auto-scaling on some, TTL on
-// some). For each size it reports:
+// some) and a per-call latency injected. For each size it reports:
 //
-//   - time to first full data (the first capacity cycle done);
-//   - RSS of the exporter after the first capacity cycle and after a burst of
-//     scrapes, and its peak (VmHWM);
-//   - /metrics median and p99 with C concurrent scrapers, per format (text,
-//     text gzip, OpenMetrics, protobuf), and bytes per scrape;
-//   - series (samples of the text format);
-//   - CloudWatch metrics requested per table-hour in steady state, counted
-//     by the simulated account (GetMetricData queries) over a quiet window,
-//     plus the hourly capacity refresh;
-//   - exporter CPU per minute over that quiet window.
+//   - time to first full data: the first successful cycle of every
+//     collector (discovery, tables, auto-scaling, CloudWatch, capacity,
+//     TTL), each one's time;
+//   - CloudWatch: metrics requested per hour and per table-hour,
+//     GetMetricData and ListMetrics requests per hour and their monthly
+//     cost, counted by the simulated account over a quiet window that holds
+//     whole cycles of every cadence up to -window (the hourly capacity
+//     refresh, when longer, as the exporter's own plan states it);
+//   - DynamoDB and Application Auto Scaling control-plane calls per hour, by
+//     action, and the read units the TTL sampler's Scans were charged;
+//   - RSS (steady, after scrape bursts, peak) and Go heap (steady, peak
+//     sampled, from the exporter's go_memstats metrics);
+//   - CPU per minute of collection (the quiet window, no scrapes);
+//   - /metrics median and p99 with C concurrent scrapers per format (text,
+//     text gzip, OpenMetrics, protobuf), bytes per scrape;
+//   - series, and series per table by family against the budget.
+//
+// Every figure with a target (targets.go) is checked at every size: the
+// command exits with status 1 naming each target missed and by how much,
+// unless -targets=false.
 //
 // Usage:
 //
 //	go run ./cmd/bench -tables 10,100
-//	go run ./cmd/bench -tables 100 -o docs/performance.md
+//	go run ./cmd/bench -tables 10,100 -o docs/performance.md
+//
+// -o rewrites the figures section of the file, between the markers
+// `<!-- bench:begin -->` and `<!-- bench:end -->`, keeping the rest.
 //
 // The simulated account keeps -history of per-minute data per table in
-// memory (about 20 MB per table for 90 days), which bounds the largest size
-// this machine can run.
+// memory, which bounds the largest size this machine can run.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,6 +60,7 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
@@ -57,9 +71,12 @@ type options struct {
 	concurrency int
 	scrapes     int
 	window      time.Duration
+	latency     time.Duration
 	timeout     time.Duration
 	exporter    string
 	out         string
+	targets     bool
+	args        string // the command line, for the report
 }
 
 func main() {
@@ -69,10 +86,12 @@ func main() {
 	flag.StringVar(&o.history, "history", "90d", "history the simulated account holds per table")
 	flag.IntVar(&o.concurrency, "scrapers", 10, "concurrent scrapers")
 	flag.IntVar(&o.scrapes, "scrapes", 20, "scrapes per scraper and format")
-	flag.DurationVar(&o.window, "window", 2*time.Minute, "quiet window over which CloudWatch requests and CPU are measured")
-	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "longest wait for the first capacity cycle")
+	flag.DurationVar(&o.window, "window", 5*time.Minute, "quiet window over which AWS requests and CPU are counted: a whole number of cycles of every cadence it covers, at least the 5-minute ones (5m, 10m, … 1h, 2h, …)")
+	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "latency the simulated account adds to every call")
+	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "longest wait for the first cycle of every collector")
 	flag.StringVar(&o.exporter, "exporter", "", "exporter binary (default: go build the module into a temporary directory)")
-	flag.StringVar(&o.out, "o", "", "also write the figures as Markdown to this file")
+	flag.StringVar(&o.out, "o", "", "write the figures into this Markdown file, between its bench markers (a new file holds the figures only)")
+	flag.BoolVar(&o.targets, "targets", true, "exit with status 1 when a target is missed at a size (false: report only)")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -81,20 +100,30 @@ func main() {
 		}
 		o.sizes = append(o.sizes, n)
 	}
-	if err := run(o); err != nil {
+	if _, err := checkWindow(o.window, cadences()); err != nil {
 		fatalf("%v", err)
+	}
+	o.args = strings.Join(append([]string{"go run ./cmd/bench"}, os.Args[1:]...), " ")
+	missed, err := run(o)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if missed > 0 && o.targets {
+		fmt.Fprintf(os.Stderr, "bench: %d target(s) missed (see above; -targets=false reports only)\n", missed)
+		os.Exit(1)
 	}
 }
 
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
-	os.Exit(1)
+	os.Exit(2)
 }
 
-func run(o options) error {
+// run measures every size and returns how many targets were missed.
+func run(o options) (int, error) {
 	dir, err := os.MkdirTemp("", "dynamodb-exporter-bench")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer os.RemoveAll(dir)
 	if o.exporter == "" {
@@ -103,25 +132,35 @@ func run(o options) error {
 		cmd := exec.Command("go", "build", "-o", o.exporter, ".")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go build: %w", err)
+			return 0, fmt.Errorf("go build: %w", err)
 		}
 	}
 	var results []result
 	for _, n := range o.sizes {
 		r, err := measure(o, n, dir)
 		if err != nil {
-			return fmt.Errorf("%d tables: %w", n, err)
+			return 0, fmt.Errorf("%d tables: %w", n, err)
 		}
 		results = append(results, r)
 		fmt.Print(r.text())
 	}
-	md := markdown(o, results)
-	fmt.Println()
-	fmt.Print(md)
-	if o.out != "" {
-		return os.WriteFile(o.out, []byte(md), 0o644)
+	vs := evaluate(targets, results)
+	fmt.Println("\nTargets (issue 13):")
+	for _, v := range vs {
+		mark := "ok    "
+		if v.missed() {
+			mark = "MISSED"
+		}
+		fmt.Printf("  %s %s\n", mark, v)
 	}
-	return nil
+	section := figures(o, results, vs, machine())
+	if o.out != "" {
+		if err := writeFigures(o.out, section); err != nil {
+			return 0, err
+		}
+		logf("figures written to %s", o.out)
+	}
+	return len(misses(vs)), nil
 }
 
 func logf(format string, args ...any) {
@@ -135,7 +174,7 @@ func scenario(n int, history string) string {
 	fmt.Fprintf(&b, "name: bench-%d\ndescription: %d tables with 2 GSIs for the bench\nhistory: %s\naccount:\n  regions: [us-east-1]\ntables:\n", n, n, history)
 	for i := range n {
 		read, write := 40+float64(i%17)*10, 15+float64(i%11)*5
-		fmt.Fprintf(&b, "  - name: bench-%04d\n", i)
+		fmt.Fprintf(&b, "  - name: %s\n", tableName(i))
 		as := ""
 		if i%3 == 1 {
 			as = "\n    auto_scaling:\n      read: {min: 10, max: 2000, target: 70}\n      write: {min: 5, max: 1000, target: 70}"
@@ -154,12 +193,16 @@ func scenario(n int, history string) string {
 				fmt.Fprintf(&b, "      - {name: %s, capacity: {read: %g, write: %g}, share: {read: 0.3, write: 1}}\n", g, read, write*2)
 			}
 		}
-		if i%10 == 0 {
+		if hasTTL(i) {
 			fmt.Fprintf(&b, "    ttl:\n      attribute: expires_at\n      writes: {per_minute: 0.1, class: seconds, expires_in: 1d, from: -1d}\n")
 		}
 	}
 	return b.String()
 }
+
+func tableName(i int) string { return fmt.Sprintf("bench-%04d", i) }
+
+func hasTTL(i int) bool { return i%10 == 0 }
 
 // format is one exposition format a scraper negotiates.
 type format struct {
@@ -180,32 +223,41 @@ type latency struct {
 	bytes       int
 }
 
+// result is one size's figures.
 type result struct {
-	tables           int
-	simBuild         time.Duration
-	simHeap          uint64
-	firstData        time.Duration
-	rssReady         uint64
-	heapReady        float64
-	rssBurst, hwm    uint64
-	lat              []latency
-	series           int
-	cwPerTableHour   float64
-	capPerTableHour  float64
-	firstFetch       int
-	otherPerHour     float64
-	cpuPerMinute     time.Duration
-	window           time.Duration
-	scrapersXscrapes string
+	tables int
+	// The simulated account.
+	simBuild time.Duration
+	simHeap  uint64
+	// firstSuccess is each collector's first successful cycle, since the
+	// exporter started; firstData the last of them.
+	firstSuccess map[string]time.Duration
+	firstData    time.Duration
+	// Memory: RSS after the first full data, in steady state (after the
+	// quiet window), after the scrape bursts and at its peak (VmHWM at
+	// the end); Go heap in use in steady state and the most sampled.
+	rssFirst, rssSteady, rssBurst, hwmFirst, hwm uint64
+	heapSteady, heapPeak                         float64
+	lat                                          []latency
+	series                                       seriesCount
+	cw                                           cloudWatch
+	// actions are the control-plane calls per hour, by "Service Operation".
+	actions map[string]float64
+	// TTL sampler: Scan calls and read units per hour.
+	scansPerHour, ttlReadUnitsPerHour float64
+	cpuPerMinute                      time.Duration
 }
 
 func measure(o options, n int, dir string) (result, error) {
-	r := result{tables: n, window: o.window, scrapersXscrapes: fmt.Sprintf("%d×%d", o.concurrency, o.scrapes)}
+	r := result{tables: n, firstSuccess: map[string]time.Duration{}}
 	sc, err := sim.LoadScenario([]byte(scenario(n, o.history)))
 	if err != nil {
 		return r, fmt.Errorf("bench scenario: %w", err)
 	}
 	logf("%d tables: simulating %s of history", n, o.history)
+	runtime.GC()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	t0 := time.Now()
 	srv := awssim.New(awssim.WithClock(clock.Real{}), awssim.WithLogger(slog.New(slog.DiscardHandler)))
 	if _, err := sim.New(sc, srv, clock.Real{}); err != nil {
@@ -219,8 +271,11 @@ func measure(o options, n int, dir string) (result, error) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	r.simHeap = ms.HeapAlloc
+	r.simHeap = ms.HeapAlloc - min(ms.HeapAlloc, ms0.HeapAlloc)
 	logf("%d tables: simulated account ready in %s (heap %s)", n, r.simBuild.Round(time.Millisecond), mib(r.simHeap))
+	if o.latency > 0 {
+		srv.InjectFault(awssim.Fault{Delay: o.latency})
+	}
 
 	cfg := filepath.Join(dir, "config.yml")
 	if err := os.WriteFile(cfg, []byte("accounts:\n  - name: bench\n    regions: [us-east-1]\n"), 0o644); err != nil {
@@ -231,9 +286,10 @@ func measure(o options, n int, dir string) (result, error) {
 		return r, err
 	}
 	u := srv.URL()
-	cmd := exec.Command(o.exporter, "serve", "--config="+cfg, "--web.listen-address="+addr,
-		"--endpoint.dynamodb="+u, "--endpoint.cloudwatch="+u, "--endpoint.application-autoscaling="+u, "--endpoint.sts="+u)
-	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=BENCHACCESSKEY", "AWS_SECRET_ACCESS_KEY=bench-secret-not-real", "AWS_REGION=us-east-1")
+	endpoints := []string{"--config=" + cfg, "--endpoint.dynamodb=" + u, "--endpoint.cloudwatch=" + u, "--endpoint.application-autoscaling=" + u, "--endpoint.sts=" + u}
+	env := append(os.Environ(), "AWS_ACCESS_KEY_ID=BENCHACCESSKEY", "AWS_SECRET_ACCESS_KEY=bench-secret-not-real", "AWS_REGION=us-east-1")
+	cmd := exec.Command(o.exporter, append([]string{"serve", "--web.listen-address=" + addr}, endpoints...)...)
+	cmd.Env = env
 	logFile, err := os.Create(filepath.Join(dir, fmt.Sprintf("exporter-%d.log", n)))
 	if err != nil {
 		return r, err
@@ -252,43 +308,113 @@ func measure(o options, n int, dir string) (result, error) {
 	pid := cmd.Process.Pid
 	url := "http://" + addr + "/metrics"
 
-	// First full data: the capacity collector has succeeded once.
+	// First full data: every collector has succeeded once.
+	var last selfState
 	for {
 		if time.Since(start) > o.timeout {
-			return r, fmt.Errorf("no capacity cycle after %s (log: %s)", o.timeout, logFile.Name())
+			return r, fmt.Errorf("collectors without a successful cycle after %s: %s (log: %s)", o.timeout, strings.Join(last.pending(), ", "), logFile.Name())
 		}
 		time.Sleep(time.Second)
-		body, err := get(url, formats[0])
-		if err == nil && capacityDone(body) {
+		body, err := getText(url)
+		if err != nil {
+			continue
+		}
+		last = readSelf(body)
+		r.heapPeak = max(r.heapPeak, last.heapInUse)
+		for c, ok := range last.succeeded {
+			if _, seen := r.firstSuccess[c]; ok && !seen {
+				r.firstSuccess[c] = time.Since(start)
+				logf("%d tables: first %s cycle done after %s", n, c, r.firstSuccess[c].Round(time.Second))
+			}
+		}
+		if len(last.succeeded) > 0 && len(last.pending()) == 0 {
 			break
 		}
 	}
 	r.firstData = time.Since(start)
-	r.firstFetch = queries(srv)
-	r.rssReady, _ = procStatus(pid, "VmRSS")
-	logf("%d tables: first capacity cycle done in %s, RSS %s", n, r.firstData.Round(time.Second), mib(r.rssReady))
+	r.rssFirst, _ = procStatus(pid, "VmRSS")
+	r.hwmFirst, _ = procStatus(pid, "VmHWM")
+	first := count(srv.Requests(), start, time.Now())
+	r.cw.firstFetchMetrics, r.cw.firstFetchRequests = first.gmdMetrics, first.gmdRequests
+	logf("%d tables: every collector done in %s, RSS %s (peak %s)", n, r.firstData.Round(time.Second), mib(r.rssFirst), mib(r.hwmFirst))
 
-	// Quiet window: CloudWatch requests and CPU in steady state.
-	srv.ResetRequests()
+	// The quiet window starts as a CloudWatch cycle ends, so that it holds
+	// whole cycles; it runs half a cycle longer so the last one's requests
+	// are in, and the count extrapolates over the window itself. No scrape
+	// runs in it: CPU is the collectors'.
+	cwDone := last.lastSuccess["cloudwatch"]
+	for wait := time.Now(); time.Since(wait) < 2*config.DefaultCloudWatchInterval; {
+		time.Sleep(time.Second)
+		body, err := getText(url)
+		if err != nil {
+			continue
+		}
+		s := readSelf(body)
+		r.heapPeak = max(r.heapPeak, s.heapInUse)
+		if s.lastSuccess["cloudwatch"] != cwDone {
+			break
+		}
+	}
+	w0 := time.Now()
 	cpu0, err := cpuTime(pid)
 	if err != nil {
 		return r, err
 	}
-	time.Sleep(o.window)
+	span := o.window + config.DefaultCloudWatchInterval/2
+	logf("%d tables: counting requests and CPU over %s", n, o.window)
+	time.Sleep(span)
 	cpu1, _ := cpuTime(pid)
-	hours := o.window.Hours()
-	r.cwPerTableHour = float64(queries(srv)) / hours / float64(n)
-	r.otherPerHour = float64(len(srv.Requests())-srv.RequestCount(awssim.ServiceCloudWatch, "GetMetricData")) / hours
-	r.cpuPerMinute = time.Duration(float64(cpu1-cpu0) / o.window.Minutes())
-	// The capacity collector refreshes hourly: one query per table or GSI
-	// and dimension (the minutes since the last refresh).
-	r.capPerTableHour = 6
-	body, err := get(url, formats[0])
+	r.cpuPerMinute = time.Duration(float64(cpu1-cpu0) / span.Minutes())
+	recs := srv.Requests()
+	win := count(recs, w0, w0.Add(span))
+	r.cw.window = o.window
+	r.cw.metrics = perHour(float64(win.gmdMetrics), o.window)
+	r.cw.requests = perHour(float64(win.gmdRequests), o.window)
+	r.cw.listMetrics = perHour(float64(win.listMetrics), o.window)
+	r.actions = map[string]float64{}
+	for a, c := range win.actions {
+		r.actions[a] = perHour(float64(c), o.window)
+	}
+	// The TTL sampler samples each table at most hourly: count its Scans
+	// since the start.
+	all := count(recs, start, time.Now())
+	every := true
+	for i := range n {
+		if hasTTL(i) && !all.scanned[tableName(i)] {
+			every = false
+		}
+	}
+	elapsed := time.Since(start)
+	r.ttlReadUnitsPerHour = ttlReadUnitsPerHour(all.readUnits, elapsed, config.DefaultTTLTableInterval, every)
+	r.scansPerHour = ttlReadUnitsPerHour(float64(all.scans), elapsed, config.DefaultTTLTableInterval, every)
+
+	r.rssSteady, _ = procStatus(pid, "VmRSS")
+	body, err := getText(url)
 	if err != nil {
 		return r, err
 	}
-	r.series = samples(body)
-	r.heapReady = gauge(body, "go_memstats_heap_inuse_bytes")
+	r.series = countSeries(body)
+	s := readSelf(body)
+	r.heapSteady = s.heapInUse
+	r.heapPeak = max(r.heapPeak, s.heapInUse)
+
+	// The capacity history refresh, when hourly, is outside the window:
+	// take it from the exporter's own plan.
+	if o.window >= config.DefaultCapacityInterval {
+		r.cw.refreshSource = "counted in the window"
+	} else {
+		chk := exec.Command(o.exporter, append([]string{"check"}, endpoints...)...)
+		chk.Env = env
+		out, _ := chk.CombinedOutput() // check fails on nothing here; its plan is what matters
+		req, met, err := parseRefresh(string(out))
+		if err != nil {
+			logf("%d tables: capacity refresh unknown: %v", n, err)
+			r.cw.refreshSource = "unknown: " + err.Error()
+		} else {
+			r.cw.refreshRequests, r.cw.refreshMetrics = req, met
+			r.cw.refreshSource = "the exporter's plan (dynamodb_exporter check)"
+		}
+	}
 
 	// Scrape bursts, format by format.
 	for _, f := range formats {
@@ -301,7 +427,88 @@ func measure(o options, n int, dir string) (result, error) {
 	}
 	r.rssBurst, _ = procStatus(pid, "VmRSS")
 	r.hwm, _ = procStatus(pid, "VmHWM")
+	if body, err := getText(url); err == nil {
+		r.heapPeak = max(r.heapPeak, readSelf(body).heapInUse)
+	}
 	return r, nil
+}
+
+// selfState is what the exporter's own metrics say.
+type selfState struct {
+	// collectors maps every collector to whether it has succeeded once;
+	// lastSuccess holds its latest success time.
+	succeeded   map[string]bool
+	lastSuccess map[string]float64
+	heapInUse   float64
+}
+
+// pending returns the collectors that have not succeeded yet, sorted.
+func (s selfState) pending() []string {
+	var out []string
+	for c, ok := range s.succeeded {
+		if !ok {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// readSelf reads the self-metrics of a text exposition: every collector
+// has an errors counter from the start, and a last-success timestamp once
+// it succeeded (per account and region: the bench has one).
+func readSelf(body []byte) selfState {
+	s := selfState{succeeded: map[string]bool{}, lastSuccess: map[string]float64{}}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		name, labels, value, ok := parseSample(line)
+		if !ok {
+			continue
+		}
+		switch name {
+		case "dynamodb_exporter_collector_errors_total":
+			if c, ok := labelValue(labels, "collector"); ok && !s.succeeded[c] {
+				s.succeeded[c] = false
+			}
+		case "dynamodb_exporter_collector_last_success_timestamp_seconds":
+			if c, ok := labelValue(labels, "collector"); ok && value > 0 {
+				s.succeeded[c] = true
+				s.lastSuccess[c] = max(s.lastSuccess[c], value)
+			}
+		case "go_memstats_heap_inuse_bytes":
+			s.heapInUse = value
+		}
+	}
+	return s
+}
+
+// parseSample splits a text-format sample line.
+func parseSample(line string) (name, labels string, value float64, ok bool) {
+	if line == "" || line[0] == '#' {
+		return "", "", 0, false
+	}
+	rest := line
+	if i := strings.IndexByte(line, '{'); i >= 0 {
+		j := strings.LastIndexByte(line, '}')
+		if j < i {
+			return "", "", 0, false
+		}
+		name, labels, rest = line[:i], line[i+1:j], line[j+1:]
+	} else {
+		sp := strings.IndexByte(line, ' ')
+		if sp < 0 {
+			return "", "", 0, false
+		}
+		name, rest = line[:sp], line[sp:]
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return "", "", 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return name, labels, v, err == nil
 }
 
 func freeAddr() (string, error) {
@@ -343,13 +550,26 @@ func get(url string, f format) ([]byte, error) {
 	return body, nil
 }
 
+// getText scrapes the text format, gzipped on the wire (the cheapest for
+// the exporter to send while the bench polls it).
+func getText(url string) ([]byte, error) {
+	b, err := get(url, formats[1])
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
 // burst runs c scrapers of k scrapes each and returns the latencies.
 func burst(url string, f format, c, k int) (latency, error) {
 	type obs struct {
-		d    time.Duration
-		n    int
-		err  error
-		body []byte
+		d   time.Duration
+		n   int
+		err error
 	}
 	ch := make(chan obs, c*k)
 	for range c {
@@ -357,73 +577,48 @@ func burst(url string, f format, c, k int) (latency, error) {
 			for range k {
 				t := time.Now()
 				b, err := get(url, f)
-				ch <- obs{time.Since(t), len(b), err, b}
+				ch <- obs{time.Since(t), len(b), err}
 			}
 		}()
 	}
 	var ds []time.Duration
 	l := latency{format: f.name}
+	var firstErr error
 	for range c * k {
 		o := <-ch
 		if o.err != nil {
-			return l, o.err
+			firstErr = cmpErr(firstErr, o.err)
+			continue
 		}
 		ds = append(ds, o.d)
 		l.bytes = o.n
 	}
-	slices.Sort(ds)
-	l.median = ds[len(ds)/2]
-	l.p99 = ds[min(len(ds)-1, len(ds)*99/100)]
+	if firstErr != nil {
+		return l, firstErr
+	}
+	l.median, l.p99 = quantiles(ds)
 	return l, nil
 }
 
-// capacityDone reports whether the text exposition shows a successful
-// capacity cycle.
-func capacityDone(body []byte) bool {
-	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "dynamodb_exporter_collector_last_success_timestamp_seconds{") && strings.Contains(line, `collector="capacity"`) {
-			f := strings.Fields(line)
-			v, err := strconv.ParseFloat(f[len(f)-1], 64)
-			return err == nil && v > 0
-		}
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
 	}
-	return false
+	return b
 }
 
-// samples counts the sample lines of a text exposition.
-func samples(body []byte) int {
-	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if l := sc.Bytes(); len(l) > 0 && l[0] != '#' {
-			n++
-		}
+// quantiles returns the median and the 99th percentile (nearest rank) of ds.
+func quantiles(ds []time.Duration) (median, p99 time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
 	}
-	return n
-}
-
-// gauge returns the value of an unlabelled sample.
-func gauge(body []byte, name string) float64 {
-	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, name+" ") {
-			v, _ := strconv.ParseFloat(strings.TrimPrefix(line, name+" "), 64)
-			return v
-		}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	rank := func(q float64) time.Duration {
+		i := int(q*float64(len(s))+0.999999) - 1 // nearest rank: ceil(q·n)
+		return s[min(max(i, 0), len(s)-1)]
 	}
-	return 0
-}
-
-// queries returns the GetMetricData queries the account answered since its
-// request log was last reset.
-func queries(srv *awssim.Server) int {
-	n := 0
-	for _, r := range srv.Requests() {
-		if r.Service == awssim.ServiceCloudWatch && r.Operation == "GetMetricData" {
-			n += r.Queries
-		}
-	}
-	return n
+	return rank(0.5), rank(0.99)
 }
 
 // procStatus returns a kB field of /proc/pid/status in bytes.
@@ -454,59 +649,4 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ
 }
 
-func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-
-func (r result) text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d tables: simulated account %s (%s heap); first capacity cycle %s; RSS %s after it, %s after scrapes, peak %s; heap in use %s; series %d\n",
-		r.tables, r.simBuild.Round(time.Millisecond), mib(r.simHeap), r.firstData.Round(time.Second), mib(r.rssReady), mib(r.rssBurst), mib(r.hwm), mib(uint64(r.heapReady)), r.series)
-	for _, l := range r.lat {
-		fmt.Fprintf(&b, "  /metrics %-11s median %8s p99 %8s  %d bytes\n", l.format, l.median.Round(10*time.Microsecond), l.p99.Round(10*time.Microsecond), l.bytes)
-	}
-	fmt.Fprintf(&b, "  CloudWatch metrics per table-hour: %.0f (1-minute collector over %s) + %.0f (hourly capacity refresh); first history fetch %d metrics; other AWS requests %.0f/h; CPU %s per minute\n",
-		r.cwPerTableHour, r.window, r.capPerTableHour, r.firstFetch, r.otherPerHour, r.cpuPerMinute.Round(time.Millisecond))
-	return b.String()
-}
-
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
-}
-
-func markdown(o options, rs []result) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "| tables | /metrics median / p99 (ms): text, text+gzip, OpenMetrics, protobuf | bytes (text / gzip) | RSS after first capacity cycle | RSS after scrapes (peak) | series | CloudWatch metrics per table-hour | first capacity cycle | CPU per minute |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range rs {
-		var lat []string
-		for _, l := range r.lat {
-			lat = append(lat, ms(l.median)+" / "+ms(l.p99))
-		}
-		fmt.Fprintf(&b, "| %d | %s | %d / %d | %s | %s (%s) | %d | %.0f + %.0f | %s | %s |\n",
-			r.tables, strings.Join(lat, ", "), r.lat[0].bytes, r.lat[1].bytes, mib(r.rssReady), mib(r.rssBurst), mib(r.hwm), r.series,
-			r.cwPerTableHour, r.capPerTableHour, r.firstData.Round(time.Second), r.cpuPerMinute.Round(time.Millisecond))
-	}
-	fmt.Fprintf(&b, "\nMeasured by `go run ./cmd/bench -tables %s` (%s scrapes per format, history %s, quiet window %s) on %s, %d CPUs, %s.\n",
-		joinInts(o.sizes), rs[0].scrapersXscrapes, o.history, o.window, cpuModel(), runtime.NumCPU(), runtime.Version())
-	return b.String()
-}
-
-func joinInts(ns []int) string {
-	var s []string
-	for _, n := range ns {
-		s = append(s, strconv.Itoa(n))
-	}
-	return strings.Join(s, ",")
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "model name"); ok {
-			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
-		}
-	}
-	return runtime.GOARCH
-}
+func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", mibf(b)) }

@@ -16,6 +16,7 @@ type RequestRecord struct {
 	Principal   string    // caller ARN the key resolved to
 	Tables      []string  // tables the request named, if any
 	Queries     int       // GetMetricData: number of MetricDataQueries
+	ReadUnits   float64   // Scan: read capacity units charged, reported or not
 	Status      int       // HTTP status answered
 	ErrorCode   string    // AWS error code answered, "" on success
 }

@@ -195,6 +195,7 @@ func (c *call) ddbScan() (any, error) {
 	}
 	// Scan is charged for the data it evaluated, not what it returned.
 	consistent := in.ConsistentRead != nil && *in.ConsistentRead
-	out.ConsumedCapacity = consumed(in.ReturnConsumedCapacity, t.Name, readUnits(evaluated, consistent))
+	c.rec.ReadUnits = readUnits(evaluated, consistent)
+	out.ConsumedCapacity = consumed(in.ReturnConsumedCapacity, t.Name, c.rec.ReadUnits)
 	return out, nil
 }

@@ -142,6 +142,30 @@ func TestScanPagesStopAtOneMegabyteAndChargeEvaluatedBytes(t *testing.T) {
 			t.Fatalf("%d pages evaluated %d bytes, want 3 pages and %d", len(pages), got, total)
 		}
 	}
+	// The request log charges every Scan, whether or not it asked for its
+	// consumed capacity (the bench counts the TTL sampler's reads from it).
+	s.ResetRequests()
+	pages := scanAll(t, c.ddb, dynamodb.ScanInput{TableName: aws.String("events")})
+	want := 0.0
+	for _, p := range pages {
+		if p.ConsumedCapacity != nil {
+			t.Fatal("consumed capacity returned without ReturnConsumedCapacity")
+		}
+		var bytes int64
+		for _, it := range p.Items {
+			bytes += sizes[idOf(it)]
+		}
+		want += float64((max(bytes, 1)+4095)/4096) / 2
+	}
+	logged := 0.0
+	for _, r := range s.Requests() {
+		if r.Operation == "Scan" {
+			logged += r.ReadUnits
+		}
+	}
+	if logged != want || want == 0 {
+		t.Fatalf("request log charged %v read units for the scan, want %v", logged, want)
+	}
 }
 
 func TestParallelScanReturnsEveryItemOnceAndKeepsPartitionsTogether(t *testing.T) {

@@ -1,0 +1,87 @@
+package main
+
+// seriesBudget is the series budget of one table with 2 GSIs: for each
+// family carrying a table label, the most series any one table may have
+// (a table with every feature that family needs: provisioned with
+// auto-scaling, on-demand, TTL), and why the family earns them. Families
+// labelled by operation count the 4 operations of the bench's traffic.
+// The bench fails when a table has more series in a family than its budget,
+// or series in a family the budget does not name.
+var seriesBudget = []budget{
+	// CloudWatch, per table and GSI.
+	{"dynamodb_consumed_read_capacity_units_total", 3, "table + 2 GSIs; alerts, dashboards"},
+	{"dynamodb_consumed_write_capacity_units_total", 3, "table + 2 GSIs; alerts"},
+	{"dynamodb_throttle_events_total", 6, "read, write × table + 2 GSIs: AWS's own throttle metrics, expected by users"},
+	{"dynamodb_throttle_events_by_cause_total", 16, "read, write × 3 causes possible in the table's mode (key range, provisioned or on-demand maximum, account limit) × table + 2 GSIs, no write account limit on GSIs; alerts (issue 13: no series for a cause that cannot occur in the mode)"},
+	{"dynamodb_throttled_requests_total", 4, "per operation; expected by users"},
+	{"dynamodb_successful_request_latency_average_seconds", 4, "per operation; expected by users"},
+	{"dynamodb_successful_request_latency_p99_seconds", 4, "per operation; alerts (hot partition on on-demand)"},
+	{"dynamodb_system_errors_total", 4, "per operation; expected by users"},
+	{"dynamodb_ttl_deleted_items_total", 1, "alerts (retention too short, TTL not deleting)"},
+	// DescribeTable and DescribeTimeToLive.
+	{"dynamodb_table_info", 1, "mode and class; alerts, dashboards"},
+	{"dynamodb_table_ttl_info", 1, "TTL status; alerts"},
+	{"dynamodb_items", 3, "table + 2 GSIs; dashboards"},
+	{"dynamodb_size_bytes", 3, "table + 2 GSIs; dashboards"},
+	{"dynamodb_provisioned_read_capacity_units", 3, "provisioned: table + 2 GSIs; alerts"},
+	{"dynamodb_provisioned_write_capacity_units", 3, "provisioned: table + 2 GSIs; alerts"},
+	{"dynamodb_provisioned_capacity_decreases_today", 3, "provisioned: table + 2 GSIs; AWS's decrease quota"},
+	{"dynamodb_last_switch_to_on_demand_timestamp_seconds", 1, "alerts (switching mode too often)"},
+	{"dynamodb_on_demand_max_read_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
+	{"dynamodb_on_demand_max_write_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
+	// Application Auto Scaling, per scalable target (read, write).
+	{"dynamodb_autoscaling_min_capacity_units", 6, "read, write × table + 2 GSIs; expected by users"},
+	{"dynamodb_autoscaling_max_capacity_units", 6, "read, write × table + 2 GSIs; alerts"},
+	{"dynamodb_autoscaling_target_utilization_ratio", 6, "read, write × table + 2 GSIs; alerts (target too high)"},
+	{"dynamodb_autoscaling_scale_in_cooldown_seconds", 6, "read, write × table + 2 GSIs; expected by users"},
+	{"dynamodb_autoscaling_scale_out_cooldown_seconds", 6, "read, write × table + 2 GSIs; expected by users"},
+	{"dynamodb_autoscaling_scale_in_disabled", 6, "read, write × table + 2 GSIs; expected by users"},
+	// Derived from the capacity history.
+	{"dynamodb_capacity_peak_to_average_ratio", 6, "read, write × table + 2 GSIs; dashboards"},
+	{"dynamodb_capacity_read_write_ratio", 6, "table + 2 GSIs × 2 windows; dashboards"},
+	{"dynamodb_capacity_read_write_drift_ratio", 3, "table + 2 GSIs; alerts (read/write ratio drift)"},
+	{"dynamodb_capacity_read_write_weekly_drift_ratio", 3, "table + 2 GSIs, with 8 days of history; alerts (drift without the weekly cycle)"},
+	{"dynamodb_capacity_baseline_consumed_units", 6, "table + 2 GSIs × 2 windows; alerts (surge or permanent shift)"},
+	{"dynamodb_capacity_surge_retention_ratio", 3, "table + 2 GSIs, after a surge; alerts (surge never re-evaluated)"},
+	{"dynamodb_capacity_surge_peak_timestamp_seconds", 3, "table + 2 GSIs, after a surge; alerts"},
+	{"dynamodb_capacity_cost_dollars", 4, "2 modes × 2 windows; alerts, dashboards"},
+	{"dynamodb_capacity_cost_trace_seconds", 2, "2 windows; alerts, dashboards"},
+	{"dynamodb_capacity_monthly_provisioned_saving_dollars", 2, "2 windows; alerts, dashboards"},
+	{"dynamodb_capacity_monthly_switch_saving_dollars", 2, "2 windows; alerts, dashboards"},
+	{"dynamodb_capacity_recommendation_info", 2, "2 windows; dashboards"},
+	{"dynamodb_capacity_simulated_throttled_units", 4, "read, write × 2 windows; dashboards"},
+	// The TTL sampler, on tables with TTL.
+	{"dynamodb_ttl_sampled_items", 10, "per item class; dashboards"},
+	{"dynamodb_ttl_expired_items_estimate", 1, "dashboards"},
+	{"dynamodb_ttl_expired_items_lower_bound", 1, "alerts"},
+	{"dynamodb_ttl_expired_items_upper_bound", 1, "dashboards"},
+	{"dynamodb_ttl_never_expiring_items_estimate", 1, "alerts, dashboards"},
+	{"dynamodb_ttl_never_expiring_items_lower_bound", 1, "alerts"},
+	{"dynamodb_ttl_never_expiring_items_upper_bound", 1, "dashboards"},
+	{"dynamodb_ttl_oldest_expired_item_timestamp_seconds", 1, "dashboards"},
+	{"dynamodb_ttl_latest_live_item_expiry_timestamp_seconds", 1, "alerts (retention too short)"},
+	{"dynamodb_ttl_sampled_live_items_near_latest_expiry", 2, "alerts (retention too short)"},
+	{"dynamodb_ttl_live_item_remaining_lifetime_seconds", 13, "a histogram: 11 buckets, sum, count; dashboards"},
+	{"dynamodb_ttl_last_sample_timestamp_seconds", 1, "alerts (sampler stalled)"},
+	{"dynamodb_ttl_sampler_consumed_read_capacity_units_total", 1, "the sampler's own cost; dashboards"},
+	{"dynamodb_ttl_candidate_attribute_items_ratio", 1, "tables without TTL: a candidate attribute"},
+	{"dynamodb_ttl_candidate_attribute_expired_items_estimate", 1, "tables without TTL: a candidate attribute"},
+	{"dynamodb_ttl_candidate_attribute_expired_items_lower_bound", 1, "tables without TTL: a candidate attribute"},
+	{"dynamodb_ttl_candidate_attribute_expired_items_upper_bound", 1, "tables without TTL: a candidate attribute"},
+}
+
+// budget is one family's series per table.
+type budget struct {
+	family   string
+	perTable int
+	why      string
+}
+
+// budgetTotal is the series budget of one table that has every feature.
+func budgetTotal() int {
+	n := 0
+	for _, b := range seriesBudget {
+		n += b.perTable
+	}
+	return n
+}
