@@ -63,7 +63,7 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	add("ConsumedReadCapacityUnits", "orders", "", "TableName", "orders", "GlobalSecondaryIndexName", "gsi")
 	add("SuccessfulRequestLatency", "orders", "GetItem", "Operation", "GetItem", "TableName", "orders")
 	add("ThrottledRequests", "other", "Scan", "TableName", "other", "Operation", "Scan")
-	p := plan([]*Table{tb}, true, listed)
+	p := plan([]*Table{tb}, true, listed, currentMode)
 	for _, k := range append(append([]seriesKey{}, p.Queried...), p.ProvenZero...) {
 		if specs[k.spec].metric == "WriteAccountLimitThrottleEvents" && k.index != "" {
 			t.Errorf("WriteAccountLimitThrottleEvents planned per GSI (%+v): AWS publishes it per table only", k)
@@ -94,8 +94,11 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	}
 	// 11 table/index metrics x 2 (table, gsi) - 1 queried +
 	// WriteAccountLimitThrottleEvents (table only) + TTL + UserErrors +
-	// ThrottledRequests and SystemErrors for GetItem.
-	if got, want := len(p.ProvenZero), 11*2-1+1+1+1+2; got != want {
+	// ThrottledRequests and SystemErrors for GetItem, less the on-demand
+	// causes of a provisioned table (a table with no billing mode summary
+	// is provisioned): {Read,Write}MaxOnDemandThroughput x 2,
+	// ReadAccountLimit x 2 and WriteAccountLimit.
+	if got, want := len(p.ProvenZero), 11*2-1+1+1+1+2-7; got != want {
 		t.Errorf("proven zero = %d, want %d", got, want)
 	}
 }
