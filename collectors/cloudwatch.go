@@ -230,7 +230,7 @@ func (tp TierPlan) Requests() int {
 func (c *CloudWatch) Tiers(p Plan) []TierPlan {
 	out := make([]TierPlan, numTiers)
 	for t := range numTiers {
-		out[t] = TierPlan{Tier: t, Interval: c.tierInterval(t), Metrics: tierMetrics(t)}
+		out[t] = TierPlan{Tier: t, Interval: c.tierInterval(t), Metrics: t.Summary()}
 	}
 	for _, k := range p.Queried {
 		out[specs[k.spec].tier].Queried++
@@ -239,19 +239,6 @@ func (c *CloudWatch) Tiers(p Plan) []TierPlan {
 		out[specs[k.spec].tier].ProvenZero++
 	}
 	return out
-}
-
-// tierMetrics lists the CloudWatch metrics of a tier, from metricTiers.
-func tierMetrics(t Tier) string {
-	var names []string
-	seen := map[string]bool{}
-	for _, s := range specs {
-		if s.tier == t && !seen[s.metric] {
-			seen[s.metric] = true
-			names = append(names, s.metric)
-		}
-	}
-	return strings.Join(names, ", ")
 }
 
 // tierInterval is a tier's cadence.

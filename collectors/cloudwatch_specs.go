@@ -86,6 +86,17 @@ func (t Tier) String() string {
 	return fmt.Sprintf("tier%d", int(t))
 }
 
+// Summary says what the tier polls, for people.
+func (t Tier) Summary() string {
+	switch t {
+	case FastTier:
+		return "throttle events, throttled requests, system and user errors, TTL deletions"
+	case SlowTier:
+		return "consumed capacity, latency"
+	}
+	return ""
+}
+
 // metricTiers assigns every CloudWatch metric the collector reads to its
 // polling tier: the one place that says what is polled how often.
 //
