@@ -186,7 +186,8 @@ type Plan struct {
 
 // IdleFloor returns how many of the candidate series DynamoDB publishes even
 // for an idle table or index (consumed read and write capacity): they are
-// queried every cycle whatever the traffic, the floor of the bill.
+// queried at every fetch of their (slow) tier whatever the traffic, the floor
+// of the bill.
 func (p Plan) IdleFloor() int {
 	n := 0
 	for _, ks := range [][]seriesKey{p.Queried, p.ProvenZero} {

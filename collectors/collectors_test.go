@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -100,5 +101,31 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	// ReadAccountLimit x 2 and WriteAccountLimit.
 	if got, want := len(p.ProvenZero), 11*2-1+1+1+1+2-7; got != want {
 		t.Errorf("proven zero = %d, want %d", got, want)
+	}
+}
+
+// TestTierAssignment: the events alerts page on (every counter DynamoDB
+// publishes only in minutes with events) are in the fast tier; only the
+// series DynamoDB publishes even when idle and the latency gauges are in
+// the slow tier, and every tier is named in the check command's plan.
+func TestTierAssignment(t *testing.T) {
+	for _, s := range specs {
+		event := s.kind == sumCounter && !s.publishedWhenIdle
+		if event && s.tier != FastTier {
+			t.Errorf("%s (%s) is an event counter in the %s tier: alerts would see it late", s.metric, s.stat, s.tier)
+		}
+		if !event && s.tier != SlowTier {
+			t.Errorf("%s (%s) is a slow-moving figure in the %s tier", s.metric, s.stat, s.tier)
+		}
+	}
+	for tr := range numTiers {
+		if tr.Summary() == "" || tr.String() == "" {
+			t.Errorf("tier %d has no name or summary", tr)
+		}
+	}
+	for m := range metricTiers {
+		if !slices.ContainsFunc(specs, func(s metricSpec) bool { return s.metric == m }) {
+			t.Errorf("metricTiers names %s, which no spec reads", m)
+		}
 	}
 }
