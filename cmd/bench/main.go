@@ -69,7 +69,7 @@ func main() {
 	flag.StringVar(&o.history, "history", "90d", "history the simulated account holds per table")
 	flag.IntVar(&o.concurrency, "scrapers", 10, "concurrent scrapers")
 	flag.IntVar(&o.scrapes, "scrapes", 20, "scrapes per scraper and format")
-	flag.DurationVar(&o.window, "window", 2*time.Minute, "quiet window over which CloudWatch requests and CPU are measured")
+	flag.DurationVar(&o.window, "window", 10*time.Minute, "quiet window over which CloudWatch requests and CPU are measured (a multiple of collectors.cloudwatch.slow_interval, 10m, so that it holds whole slow-tier fetches)")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "longest wait for the first capacity cycle")
 	flag.StringVar(&o.exporter, "exporter", "", "exporter binary (default: go build the module into a temporary directory)")
 	flag.StringVar(&o.out, "o", "", "also write the figures as Markdown to this file")
@@ -463,7 +463,7 @@ func (r result) text() string {
 	for _, l := range r.lat {
 		fmt.Fprintf(&b, "  /metrics %-11s median %8s p99 %8s  %d bytes\n", l.format, l.median.Round(10*time.Microsecond), l.p99.Round(10*time.Microsecond), l.bytes)
 	}
-	fmt.Fprintf(&b, "  CloudWatch metrics per table-hour: %.0f (1-minute collector over %s) + %.0f (hourly capacity refresh); first history fetch %d metrics; other AWS requests %.0f/h; CPU %s per minute\n",
+	fmt.Fprintf(&b, "  CloudWatch metrics per table-hour: %.0f (cloudwatch collector over %s) + %.0f (hourly capacity refresh); first history fetch %d metrics; other AWS requests %.0f/h; CPU %s per minute\n",
 		r.cwPerTableHour, r.window, r.capPerTableHour, r.firstFetch, r.otherPerHour, r.cpuPerMinute.Round(time.Millisecond))
 	return b.String()
 }
