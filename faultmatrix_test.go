@@ -61,7 +61,7 @@ tables:
 `
 
 // matrixConfig is the exporter's configuration: every table collector on
-// a one-minute cadence (TTL sampling and the capacity history are left
+// a one-minute cadence, both CloudWatch tiers included (TTL sampling and the capacity history are left
 // out: neither feeds the counters the matrix checks), default retries and
 // catch-up window, a call timeout of 10s (30s by default), 1s in the row
 // that answers past it so that it takes seconds.
@@ -73,7 +73,7 @@ collectors:
   discovery: {interval: 1m}
   tables: {interval: 1m}
   autoscaling: {interval: 1m}
-  cloudwatch: {interval: 1m, delay: 2m}
+  cloudwatch: {interval: 1m, slow_interval: 1m, delay: 2m}
   ttl: {enabled: false}
   capacity: {enabled: false}
 aws:

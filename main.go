@@ -115,7 +115,7 @@ type versionCmd struct{}
 
 type cli struct {
 	Serve    serveCmd    `cmd:"" default:"withargs" help:"Run the exporter (the default command)."`
-	Check    checkCmd    `cmd:"" help:"Preflight: call each AWS API once per region, name missing IAM permissions, and print what would be polled and its CloudWatch cost."`
+	Check    checkCmd    `cmd:"" help:"Preflight: call each AWS API once per region, name missing IAM permissions, and print the CloudWatch polling plan: each tier's cadence, metrics per hour and monthly cost."`
 	Demo     demoCmd     `cmd:"" help:"Run the exporter against the built-in simulated AWS account (no AWS needed)."`
 	TTL      ttlCmd      `cmd:"" name:"ttl" help:"TTL tools: audit a table, decode a value."`
 	Capacity capacityCmd `cmd:"" help:"Capacity-mode tools: report the derived figures and the cost what-if from CloudWatch history."`

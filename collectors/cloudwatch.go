@@ -6,7 +6,18 @@
 // minutes late, so a series that turns from proven zero to listed is fetched
 // back over that window. Consumed* series are the exception to "quiet means
 // unlisted": DynamoDB keeps publishing zero-valued Consumed datapoints for an
-// idle table or index, so they stay listed and are queried every cycle.
+// idle table or index, so they stay listed and are queried every time their
+// tier is due.
+//
+// Series are polled in tiers (metricTiers in cloudwatch_specs.go): the fast
+// tier, every cycle, holds the events alerts page on; the slow tier, every
+// SlowInterval, holds consumed capacity and latency. A query of either tier
+// fetches every minute since that series' last fetch, so counters stay
+// exact; a latency gauge shows the latest minute with requests among those
+// fetched, held until the next fetch. A throttle cause that cannot occur in
+// a table's billing mode is neither queried nor shown, unless ListMetrics
+// lists it (it happened) or the table was in a mode where it can occur
+// within modeGrace.
 package collectors
 
 import (
@@ -22,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
@@ -36,9 +48,13 @@ const period = time.Minute
 
 // CloudWatchSettings tune the CloudWatch collector.
 type CloudWatchSettings struct {
-	// Interval is the time between cycles; a cycle fetches every minute
-	// since the previous one, so counters lose nothing at any interval.
+	// Interval is the time between cycles, and the fast tier's cadence; a
+	// cycle fetches every minute since the previous one, so counters lose
+	// nothing at any interval.
 	Interval time.Duration
+	// SlowInterval is the slow tier's cadence, a multiple of Interval
+	// (raised to Interval when shorter).
+	SlowInterval time.Duration
 	// Delay is how old a minute must be before it is read.
 	Delay time.Duration
 	// MaxCatchUp bounds the window fetched after failures.
@@ -140,18 +156,25 @@ type seriesState struct {
 	// readSince is the first minute the counter ever read: minutes before
 	// it are not its to count.
 	readSince time.Time
+	// retry is set when the last fetch failed: the series is fetched
+	// again the next cycle, whatever its tier.
+	retry bool
 }
 
 // targetState is the collector's memory for one account and region.
 type targetState struct {
 	series map[seriesKey]*seriesState
+	// modeSeen is, per table and billing mode ("table|MODE"), the end of
+	// the last cycle that saw the table in that mode.
+	modeSeen map[string]time.Time
 	// lastEnd is the end of the last cycle that listed metrics successfully.
 	lastEnd time.Time
 	// queried and provenZero count the last plan's series.
 	queried, provenZero int
 }
 
-// Plan is what one cycle would request for a target.
+// Plan is what the collector requests for a target, each series at its
+// tier's cadence.
 type Plan struct {
 	// Queried are the series that ListMetrics shows as recently active.
 	Queried []seriesKey
@@ -163,7 +186,8 @@ type Plan struct {
 
 // IdleFloor returns how many of the candidate series DynamoDB publishes even
 // for an idle table or index (consumed read and write capacity): they are
-// queried every cycle whatever the traffic, the floor of the bill.
+// queried at every fetch of their (slow) tier whatever the traffic, the floor
+// of the bill.
 func (p Plan) IdleFloor() int {
 	n := 0
 	for _, ks := range [][]seriesKey{p.Queried, p.ProvenZero} {
@@ -180,6 +204,59 @@ func (p Plan) IdleFloor() int {
 // series shares one window.
 func (p Plan) Requests() int {
 	return (len(p.Queried) + MaxQueriesPerRequest - 1) / MaxQueriesPerRequest
+}
+
+// TierPlan is what one polling tier requests for a target.
+type TierPlan struct {
+	Tier Tier
+	// Interval is the tier's cadence.
+	Interval time.Duration
+	// Metrics names what the tier polls, for people.
+	Metrics string
+	// Queried and ProvenZero count the tier's series of the plan.
+	Queried, ProvenZero int
+}
+
+// MetricsPerHour is how many metrics the tier requests in an hour.
+func (tp TierPlan) MetricsPerHour() float64 {
+	return float64(tp.Queried) * float64(time.Hour) / float64(tp.Interval)
+}
+
+// Requests is how many GetMetricData requests one fetch of the tier takes.
+func (tp TierPlan) Requests() int {
+	return (tp.Queried + MaxQueriesPerRequest - 1) / MaxQueriesPerRequest
+}
+
+// Tiers splits the plan by polling tier, at the collector's cadences.
+func (c *CloudWatch) Tiers(p Plan) []TierPlan {
+	out := make([]TierPlan, numTiers)
+	for t := range numTiers {
+		out[t] = TierPlan{Tier: t, Interval: c.tierInterval(t), Metrics: t.Summary()}
+	}
+	for _, k := range p.Queried {
+		out[specs[k.spec].tier].Queried++
+	}
+	for _, k := range p.ProvenZero {
+		out[specs[k.spec].tier].ProvenZero++
+	}
+	return out
+}
+
+// tierInterval is a tier's cadence.
+func (c *CloudWatch) tierInterval(t Tier) time.Duration {
+	if t == SlowTier {
+		return c.settings.SlowInterval
+	}
+	return c.settings.Interval
+}
+
+// modeGrace is how long after the collector last saw a table in a billing
+// mode the throttle causes of that mode stay planned (proven zero, so not
+// billed) once the table has switched: an event just before the switch
+// may be listed up to listingDelay late, and is then fetched back as far
+// as MaxCatchUp.
+func (c *CloudWatch) modeGrace() time.Duration {
+	return listingDelay + c.settings.MaxCatchUp
 }
 
 // CloudWatch is the CloudWatch collector.
@@ -199,8 +276,11 @@ func NewCloudWatch(targets []*awsclient.Target, inv *Inventory, s CloudWatchSett
 	if s.Interval < period {
 		s.Interval = period
 	}
-	if s.MaxCatchUp < s.Interval {
-		s.MaxCatchUp = s.Interval
+	if s.SlowInterval < s.Interval {
+		s.SlowInterval = s.Interval
+	}
+	if s.MaxCatchUp < s.SlowInterval {
+		s.MaxCatchUp = s.SlowInterval
 	}
 	return &CloudWatch{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*targetState{}}
 }
@@ -217,7 +297,9 @@ func (c *CloudWatch) Run(ctx context.Context, now time.Time) error {
 	defer c.mu.Unlock()
 	end := now.Add(-c.settings.Delay).Truncate(period)
 	ms, err := eachTargetConcurrently(c.targets, c.state,
-		func() *targetState { return &targetState{series: map[seriesKey]*seriesState{}} },
+		func() *targetState {
+			return &targetState{series: map[seriesKey]*seriesState{}, modeSeen: map[string]time.Time{}}
+		},
 		func(t *awsclient.Target, st *targetState) error { return c.runTarget(ctx, t, st, end) },
 		func(t *awsclient.Target, st *targetState) []prometheus.Metric { return st.metrics(t) })
 	c.snap.store(ms)
@@ -231,7 +313,7 @@ func (c *CloudWatch) PlanTarget(ctx context.Context, t *awsclient.Target) (Plan,
 	if err != nil {
 		return Plan{ListMetricsPages: pages}, fmt.Errorf("listing CloudWatch metrics in %s: %w", t.Key(), err)
 	}
-	p := plan(c.inventory.Tables(t.Key()), c.accountLevel(t), listed)
+	p := plan(c.inventory.Tables(t.Key()), c.accountLevel(t), listed, currentMode)
 	p.ListMetricsPages = pages
 	return p, nil
 }
@@ -242,7 +324,8 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 		c.logger.Warn("listing CloudWatch metrics failed; keeping the previous values", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
 		return fmt.Errorf("listing CloudWatch metrics in %s: %w", t.Key(), err)
 	}
-	p := plan(c.inventory.Tables(t.Key()), c.accountLevel(t), listed)
+	tables := c.inventory.Tables(t.Key())
+	p := plan(tables, c.accountLevel(t), listed, st.possibleIn(tables, end, c.modeGrace()))
 	st.queried, st.provenZero = len(p.Queried), len(p.ProvenZero)
 
 	// Forget series of tables, indexes and operations that left the plan.
@@ -272,12 +355,17 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 		s.next, s.unlisted = end, true
 	}
 
-	// Queried series, grouped by the start of the window they still need.
-	// Each window also reads again the last revisionWindow.
+	// Queried series whose tier is due, grouped by the start of the window
+	// they still need. Each window also reads again the last
+	// revisionWindow.
 	windows := map[time.Time][]seriesKey{}
 	from := map[seriesKey]time.Time{}
 	for _, k := range p.Queried {
-		if start, ok := c.windowStart(st, st.state(k), end); ok {
+		s := st.state(k)
+		if !c.due(k, s, end) {
+			continue
+		}
+		if start, ok := c.windowStart(st, s, end); ok {
 			from[k] = start
 			ws := start.Add(-revisionWindow)
 			if min := end.Add(-c.settings.MaxCatchUp); ws.Before(min) {
@@ -305,6 +393,19 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 	}
 	st.lastEnd = end
 	return errors.Join(errs...)
+}
+
+// due reports whether a listed series is fetched this cycle: always in the
+// fast tier; in a slower tier when it was never fetched, when it was proven
+// zero until now (its data may have started up to listingDelay ago), after
+// a failed fetch, and once its tier's interval has passed since the first
+// minute it still needs.
+func (c *CloudWatch) due(k seriesKey, s *seriesState, end time.Time) bool {
+	iv := c.tierInterval(specs[k.spec].tier)
+	if iv <= c.settings.Interval || s.next.IsZero() || s.unlisted || s.retry {
+		return true
+	}
+	return !end.Before(s.next.Add(iv))
 }
 
 // windowStart returns the first minute a listed series still needs, and
@@ -356,7 +457,7 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 		if err != nil && !ingested {
 			for _, k := range keys {
 				s := st.state(k)
-				s.next, s.unlisted = from[k], false
+				s.next, s.unlisted, s.retry = from[k], false, true
 			}
 		}
 	}()
@@ -430,7 +531,7 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 		s := st.state(k)
 		if e := malformed[k]; e != nil {
 			errs = append(errs, e)
-			s.next, s.unlisted = from[k], false
+			s.next, s.unlisted, s.retry = from[k], false, true
 			continue
 		}
 		var ps []point
@@ -475,7 +576,7 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 				s.value, s.present = l/1000, true
 			}
 		}
-		s.next, s.fetched, s.unlisted = end, end, false
+		s.next, s.fetched, s.unlisted, s.retry = end, end, false, false
 	}
 	ingested = true
 	return errors.Join(errs...)
@@ -576,10 +677,60 @@ func (c *CloudWatch) accountLevel(t *awsclient.Target) bool {
 	return len(c.inventory.Tables(key)) > 0 || c.inventory.Selected(key) > len(c.inventory.Names(key))
 }
 
+// possibleFunc reports whether a metric confined to billing mode onlyIn
+// can have datapoints for a table.
+type possibleFunc func(tb *Table, onlyIn ddbtypes.BillingMode) bool
+
+// describedMode returns the billing mode of a described table, and false
+// when the table is not described yet or AWS answered a mode the SDK does
+// not know.
+func describedMode(tb *Table) (ddbtypes.BillingMode, bool) {
+	if tb.Description == nil || tb.BillingModeLabel() == Unknown {
+		return "", false
+	}
+	return ddbtypes.BillingMode(tb.BillingMode()), true
+}
+
+// currentMode allows a cause in the table's current billing mode (every
+// cause while the mode is unknown).
+func currentMode(tb *Table, onlyIn ddbtypes.BillingMode) bool {
+	m, ok := describedMode(tb)
+	return !ok || onlyIn == "" || m == onlyIn
+}
+
+// possibleIn records the billing mode each table is in as of end and
+// returns the check the plan uses: a cause is possible in the table's
+// current mode, or in a mode the table was seen in within grace (a switch
+// must not lose the events just before it).
+func (st *targetState) possibleIn(tables []*Table, end time.Time, grace time.Duration) possibleFunc {
+	names := make(map[string]bool, len(tables))
+	for _, tb := range tables {
+		names[tb.Name] = true
+		if m, ok := describedMode(tb); ok {
+			st.modeSeen[tb.Name+"|"+string(m)] = end
+		}
+	}
+	for k, at := range st.modeSeen {
+		table, _, _ := strings.Cut(k, "|")
+		if !names[table] || end.Sub(at) > grace {
+			delete(st.modeSeen, k)
+		}
+	}
+	return func(tb *Table, onlyIn ddbtypes.BillingMode) bool {
+		if currentMode(tb, onlyIn) {
+			return true
+		}
+		_, seen := st.modeSeen[tb.Name+"|"+string(onlyIn)]
+		return seen
+	}
+}
+
 // plan builds the candidate series of the monitored tables, and of the
 // account when account is set, and splits them into those to query and
-// those proven zero.
-func plan(tables []*Table, account bool, listed map[string]listedMetric) Plan {
+// those proven zero. A series of a throttle cause that possible rules out
+// for its table is no candidate: it is left out unless ListMetrics lists
+// it, which proves it has datapoints.
+func plan(tables []*Table, account bool, listed map[string]listedMetric, possible possibleFunc) Plan {
 	ops := map[string]map[string]bool{}
 	for _, lm := range listed {
 		if operationMetrics[lm.metric] && lm.table != "" && lm.operation != "" {
@@ -597,6 +748,14 @@ func plan(tables []*Table, account bool, listed map[string]listedMetric) Plan {
 			p.ProvenZero = append(p.ProvenZero, k)
 		}
 	}
+	addFor := func(tb *Table, k seriesKey) {
+		if on := specs[k.spec].onlyIn; on != "" && !possible(tb, on) {
+			if _, ok := listed[k.listKey()]; !ok {
+				return
+			}
+		}
+		add(k)
+	}
 	for i, s := range specs {
 		switch s.shape {
 		case perAccount:
@@ -605,13 +764,13 @@ func plan(tables []*Table, account bool, listed map[string]listedMetric) Plan {
 			}
 		case perTable, perTableOnlyIndexLabel:
 			for _, tb := range tables {
-				add(seriesKey{spec: i, table: tb.Name})
+				addFor(tb, seriesKey{spec: i, table: tb.Name})
 			}
 		case perTableAndIndex:
 			for _, tb := range tables {
-				add(seriesKey{spec: i, table: tb.Name})
+				addFor(tb, seriesKey{spec: i, table: tb.Name})
 				for _, idx := range tb.IndexNames() {
-					add(seriesKey{spec: i, table: tb.Name, index: idx})
+					addFor(tb, seriesKey{spec: i, table: tb.Name, index: idx})
 				}
 			}
 		case perOperation:

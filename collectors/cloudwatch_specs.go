@@ -1,6 +1,12 @@
 package collectors
 
-import "github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+import (
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+)
 
 // CloudWatchNamespace is where DynamoDB publishes its metrics.
 const CloudWatchNamespace = "AWS/DynamoDB"
@@ -46,24 +52,117 @@ type metricSpec struct {
 	// CapacityUnits, "Identifying your unused resources", Amazon DynamoDB
 	// Developer Guide): they are always listed, so always queried.
 	publishedWhenIdle bool
+	// onlyIn is the billing mode outside of which the metric cannot have
+	// a datapoint (a throttle cause of the other mode); empty: any mode.
+	onlyIn types.BillingMode
+	// tier is how often the metric is polled (from metricTiers).
+	tier Tier
+}
+
+// Tier is a polling cadence of the CloudWatch collector: each query of a
+// tier fetches every 1-minute datapoint since that series' last fetch, so
+// a slower tier costs less (CloudWatch bills one metric per query whatever
+// the number of datapoints) and loses no counter data.
+type Tier int
+
+const (
+	// FastTier holds the events alerts page on, polled every
+	// collectors.cloudwatch.interval (1m by default).
+	FastTier Tier = iota
+	// SlowTier holds slow-moving figures, polled every
+	// collectors.cloudwatch.slow_interval (10m by default).
+	SlowTier
+	numTiers
+)
+
+// String is the tier's name in logs and in the check command's plan.
+func (t Tier) String() string {
+	switch t {
+	case FastTier:
+		return "fast"
+	case SlowTier:
+		return "slow"
+	}
+	return fmt.Sprintf("tier%d", int(t))
+}
+
+// Summary says what the tier polls, for people.
+func (t Tier) Summary() string {
+	switch t {
+	case FastTier:
+		return "throttle events, throttled requests, system and user errors, TTL deletions"
+	case SlowTier:
+		return "consumed capacity, latency"
+	}
+	return ""
+}
+
+// metricTiers assigns every CloudWatch metric the collector reads to its
+// polling tier: the one place that says what is polled how often.
+//
+//   - Fast: every throttle event metric, ThrottledRequests, SystemErrors and
+//     UserErrors, which the throttling alerts read through a 10-minute rate
+//     window; and TimeToLiveDeletedItemCount, because
+//     DynamoDBTTLDeletingLiveData pages (critical) and every minute of delay
+//     deletes live data for good. Event metrics are listed only while they
+//     have datapoints, so a quiet table pays nothing for them.
+//   - Slow: consumed capacity (counters, exact at any cadence; the
+//     utilization records read them over the same 10-minute window, which a
+//     10-minute cadence divides) and SuccessfulRequestLatency (a gauge read
+//     by alerts held for 15 minutes against a day's baseline). DynamoDB
+//     publishes consumed capacity even for an idle table, so these series
+//     are the floor of the bill: polling them every 10 minutes instead of
+//     every minute is what brings a table with 2 GSIs under 150 metrics an
+//     hour.
+var metricTiers = map[string]Tier{
+	"ConsumedReadCapacityUnits":  SlowTier,
+	"ConsumedWriteCapacityUnits": SlowTier,
+	"SuccessfulRequestLatency":   SlowTier,
+
+	"ReadThrottleEvents":                       FastTier,
+	"WriteThrottleEvents":                      FastTier,
+	"ReadKeyRangeThroughputThrottleEvents":     FastTier,
+	"WriteKeyRangeThroughputThrottleEvents":    FastTier,
+	"ReadProvisionedThroughputThrottleEvents":  FastTier,
+	"WriteProvisionedThroughputThrottleEvents": FastTier,
+	"ReadAccountLimitThrottleEvents":           FastTier,
+	"WriteAccountLimitThrottleEvents":          FastTier,
+	"ReadMaxOnDemandThroughputThrottleEvents":  FastTier,
+	"WriteMaxOnDemandThroughputThrottleEvents": FastTier,
+	"ThrottledRequests":                        FastTier,
+	"SystemErrors":                             FastTier,
+	"UserErrors":                               FastTier,
+	"TimeToLiveDeletedItemCount":               FastTier,
 }
 
 // throttleCauses maps the CloudWatch name part of each cause-specific throttle
-// metric to the cause label.
-var throttleCauses = []struct{ metricPart, label string }{
-	{"KeyRangeThroughput", "key_range_throughput"},
-	{"ProvisionedThroughput", "provisioned_throughput"},
-	{"AccountLimit", "account_limit"},
-	{"MaxOnDemandThroughput", "max_on_demand_throughput"},
+// metric to the cause label, and names the billing mode a cause is
+// confined to. From the throttling reasons (Amazon DynamoDB API Reference,
+// "ThrottlingReason",
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html):
+// ProvisionedThroughputExceeded is the provisioned capacity "configured for
+// a table or a global secondary index (GSI) in provisioned capacity mode";
+// AccountLimitExceeded is a table or GSI "in on-demand mode" exceeding the
+// per-table account-level quotas; MaxOnDemandThroughputExceeded is the
+// maximum throughput "set for a table or index in on-demand capacity mode";
+// KeyRangeThroughputExceeded (a hot partition) happens in either mode.
+var throttleCauses = []struct {
+	metricPart, label string
+	onlyIn            types.BillingMode
+}{
+	{"KeyRangeThroughput", "key_range_throughput", ""},
+	{"ProvisionedThroughput", "provisioned_throughput", types.BillingModeProvisioned},
+	{"AccountLimit", "account_limit", types.BillingModePayPerRequest},
+	{"MaxOnDemandThroughput", "max_on_demand_throughput", types.BillingModePayPerRequest},
 }
 
 // specs is every CloudWatch metric the collector can request, as data.
 var specs = func() []metricSpec {
 	s := []metricSpec{
-		{"ConsumedReadCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedReadCapacityUnitsTotal, sumCounter, nil, true},
-		{"ConsumedWriteCapacityUnits", "Sum", perTableAndIndex, catalogue.ConsumedWriteCapacityUnitsTotal, sumCounter, nil, true},
-		{"ReadThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"read"}, false},
-		{"WriteThrottleEvents", "Sum", perTableAndIndex, catalogue.ThrottleEventsTotal, sumCounter, []string{"write"}, false},
+		{metric: "ConsumedReadCapacityUnits", stat: "Sum", shape: perTableAndIndex, family: catalogue.ConsumedReadCapacityUnitsTotal, kind: sumCounter, publishedWhenIdle: true},
+		{metric: "ConsumedWriteCapacityUnits", stat: "Sum", shape: perTableAndIndex, family: catalogue.ConsumedWriteCapacityUnitsTotal, kind: sumCounter, publishedWhenIdle: true},
+		{metric: "ReadThrottleEvents", stat: "Sum", shape: perTableAndIndex, family: catalogue.ThrottleEventsTotal, kind: sumCounter, extra: []string{"read"}},
+		{metric: "WriteThrottleEvents", stat: "Sum", shape: perTableAndIndex, family: catalogue.ThrottleEventsTotal, kind: sumCounter, extra: []string{"write"}},
 	}
 	for _, kind := range []struct{ prefix, label string }{{"Read", "read"}, {"Write", "write"}} {
 		for _, c := range throttleCauses {
@@ -75,18 +174,25 @@ var specs = func() []metricSpec {
 				// per GSI would be billed for a series that never exists.
 				shape = perTableOnlyIndexLabel
 			}
-			s = append(s, metricSpec{kind.prefix + c.metricPart + "ThrottleEvents", "Sum", shape,
-				catalogue.ThrottleEventsByCauseTotal, sumCounter, []string{kind.label, c.label}, false})
+			s = append(s, metricSpec{metric: kind.prefix + c.metricPart + "ThrottleEvents", stat: "Sum", shape: shape,
+				family: catalogue.ThrottleEventsByCauseTotal, kind: sumCounter, extra: []string{kind.label, c.label}, onlyIn: c.onlyIn})
 		}
 	}
 	s = append(s,
-		metricSpec{"ThrottledRequests", "Sum", perOperation, catalogue.ThrottledRequestsTotal, sumCounter, nil, false},
-		metricSpec{"SystemErrors", "Sum", perOperation, catalogue.SystemErrorsTotal, sumCounter, nil, false},
-		metricSpec{"SuccessfulRequestLatency", "Average", perOperation, catalogue.SuccessfulRequestLatencyAverage, millisecondsGauge, nil, false},
-		metricSpec{"SuccessfulRequestLatency", "p99", perOperation, catalogue.SuccessfulRequestLatencyP99, millisecondsGauge, nil, false},
-		metricSpec{"TimeToLiveDeletedItemCount", "Sum", perTable, catalogue.TTLDeletedItemsTotal, sumCounter, nil, false},
-		metricSpec{"UserErrors", "Sum", perAccount, catalogue.UserErrorsTotal, sumCounter, nil, false},
+		metricSpec{metric: "ThrottledRequests", stat: "Sum", shape: perOperation, family: catalogue.ThrottledRequestsTotal, kind: sumCounter},
+		metricSpec{metric: "SystemErrors", stat: "Sum", shape: perOperation, family: catalogue.SystemErrorsTotal, kind: sumCounter},
+		metricSpec{metric: "SuccessfulRequestLatency", stat: "Average", shape: perOperation, family: catalogue.SuccessfulRequestLatencyAverage, kind: millisecondsGauge},
+		metricSpec{metric: "SuccessfulRequestLatency", stat: "p99", shape: perOperation, family: catalogue.SuccessfulRequestLatencyP99, kind: millisecondsGauge},
+		metricSpec{metric: "TimeToLiveDeletedItemCount", stat: "Sum", shape: perTable, family: catalogue.TTLDeletedItemsTotal, kind: sumCounter},
+		metricSpec{metric: "UserErrors", stat: "Sum", shape: perAccount, family: catalogue.UserErrorsTotal, kind: sumCounter},
 	)
+	for i := range s {
+		t, ok := metricTiers[s[i].metric]
+		if !ok {
+			panic("collectors: CloudWatch metric " + s[i].metric + " has no tier in metricTiers")
+		}
+		s[i].tier = t
+	}
 	return s
 }()
 

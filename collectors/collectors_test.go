@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -63,7 +64,7 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	add("ConsumedReadCapacityUnits", "orders", "", "TableName", "orders", "GlobalSecondaryIndexName", "gsi")
 	add("SuccessfulRequestLatency", "orders", "GetItem", "Operation", "GetItem", "TableName", "orders")
 	add("ThrottledRequests", "other", "Scan", "TableName", "other", "Operation", "Scan")
-	p := plan([]*Table{tb}, true, listed)
+	p := plan([]*Table{tb}, true, listed, currentMode)
 	for _, k := range append(append([]seriesKey{}, p.Queried...), p.ProvenZero...) {
 		if specs[k.spec].metric == "WriteAccountLimitThrottleEvents" && k.index != "" {
 			t.Errorf("WriteAccountLimitThrottleEvents planned per GSI (%+v): AWS publishes it per table only", k)
@@ -94,8 +95,37 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	}
 	// 11 table/index metrics x 2 (table, gsi) - 1 queried +
 	// WriteAccountLimitThrottleEvents (table only) + TTL + UserErrors +
-	// ThrottledRequests and SystemErrors for GetItem.
-	if got, want := len(p.ProvenZero), 11*2-1+1+1+1+2; got != want {
+	// ThrottledRequests and SystemErrors for GetItem, less the on-demand
+	// causes of a provisioned table (a table with no billing mode summary
+	// is provisioned): {Read,Write}MaxOnDemandThroughput x 2,
+	// ReadAccountLimit x 2 and WriteAccountLimit.
+	if got, want := len(p.ProvenZero), 11*2-1+1+1+1+2-7; got != want {
 		t.Errorf("proven zero = %d, want %d", got, want)
+	}
+}
+
+// TestTierAssignment: the events alerts page on (every counter DynamoDB
+// publishes only in minutes with events) are in the fast tier; only the
+// series DynamoDB publishes even when idle and the latency gauges are in
+// the slow tier, and every tier is named in the check command's plan.
+func TestTierAssignment(t *testing.T) {
+	for _, s := range specs {
+		event := s.kind == sumCounter && !s.publishedWhenIdle
+		if event && s.tier != FastTier {
+			t.Errorf("%s (%s) is an event counter in the %s tier: alerts would see it late", s.metric, s.stat, s.tier)
+		}
+		if !event && s.tier != SlowTier {
+			t.Errorf("%s (%s) is a slow-moving figure in the %s tier", s.metric, s.stat, s.tier)
+		}
+	}
+	for tr := range numTiers {
+		if tr.Summary() == "" || tr.String() == "" {
+			t.Errorf("tier %d has no name or summary", tr)
+		}
+	}
+	for m := range metricTiers {
+		if !slices.ContainsFunc(specs, func(s metricSpec) bool { return s.metric == m }) {
+			t.Errorf("metricTiers names %s, which no spec reads", m)
+		}
 	}
 }

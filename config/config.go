@@ -111,10 +111,15 @@ func (t Toggle) On() bool { return t.Enabled == nil || *t.Enabled }
 // CloudWatch configures the CloudWatch collector.
 type CloudWatch struct {
 	Enabled *bool `yaml:"enabled"`
-	// Interval between GetMetricData cycles. Each cycle requests every
-	// queried series once, whatever the number of minutes it fetches, so a
-	// longer interval costs proportionally less and loses no counter data.
+	// Interval between GetMetricData cycles, and the cadence of the fast
+	// tier (throttle events, errors, TTL deletions). Each fetch requests a
+	// series once, whatever the number of minutes it fetches, so a longer
+	// interval costs proportionally less and loses no counter data.
 	Interval Duration `yaml:"interval"`
+	// SlowInterval is the cadence of the slow tier (consumed capacity and
+	// latency), a multiple of Interval. Default: the smallest multiple of
+	// Interval that is at least 10m.
+	SlowInterval Duration `yaml:"slow_interval"`
 	// Delay is how far behind now a minute must be before it is read, because
 	// CloudWatch publishes DynamoDB data late and may revise it.
 	Delay Duration `yaml:"delay"`
@@ -153,16 +158,20 @@ const (
 	DefaultTablesInterval      = 5 * time.Minute
 	DefaultAutoScalingInterval = 5 * time.Minute
 	DefaultCloudWatchInterval  = time.Minute
-	DefaultCloudWatchDelay     = 3 * time.Minute
-	DefaultMaxCatchUp          = 15 * time.Minute
-	DefaultConcurrency         = 4
-	DefaultCallTimeout         = 30 * time.Second
-	DefaultTTLInterval         = 5 * time.Minute
-	DefaultTTLTableInterval    = time.Hour
-	DefaultTTLSampleItems      = 1500
-	DefaultTTLMaxReadRate      = 20
-	DefaultTTLPerTableSample   = 500
-	DefaultTTLPerHour          = 3600
+	// DefaultCloudWatchSlowInterval is the slow tier's cadence when the
+	// fast tier runs every minute: 10m divides the alert pack's 10-minute
+	// rate window, and brings a table with 2 GSIs under 150 metrics an hour.
+	DefaultCloudWatchSlowInterval = 10 * time.Minute
+	DefaultCloudWatchDelay        = 3 * time.Minute
+	DefaultMaxCatchUp             = 15 * time.Minute
+	DefaultConcurrency            = 4
+	DefaultCallTimeout            = 30 * time.Second
+	DefaultTTLInterval            = 5 * time.Minute
+	DefaultTTLTableInterval       = time.Hour
+	DefaultTTLSampleItems         = 1500
+	DefaultTTLMaxReadRate         = 20
+	DefaultTTLPerTableSample      = 500
+	DefaultTTLPerHour             = 3600
 )
 
 // Duration is a time.Duration written as in Prometheus ("90s", "5m", "1h30m", "1d").
@@ -240,7 +249,14 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.Collectors.AutoScaling.Interval, DefaultAutoScalingInterval)
 	setDefault(&c.Collectors.CloudWatch.Interval, DefaultCloudWatchInterval)
 	setDefault(&c.Collectors.CloudWatch.Delay, DefaultCloudWatchDelay)
-	setDefault(&c.Collectors.CloudWatch.MaxCatchUp, DefaultMaxCatchUp)
+	cw := &c.Collectors.CloudWatch
+	if cw.SlowInterval == 0 && cw.Interval > 0 {
+		// The smallest multiple of the interval that is at least the default.
+		n := (DefaultCloudWatchSlowInterval + cw.Interval.D() - 1) / cw.Interval.D()
+		cw.SlowInterval = Duration(n * cw.Interval.D())
+	}
+	// The catch-up window holds at least one slow-tier window.
+	setDefault(&cw.MaxCatchUp, max(DefaultMaxCatchUp, cw.SlowInterval.D()))
 	setDefault(&c.Collectors.TTL.Interval, DefaultTTLInterval)
 	setDefault(&c.Collectors.TTL.TableInterval, DefaultTTLTableInterval)
 	t := &c.Collectors.TTL
@@ -316,6 +332,7 @@ func (c *Config) validate() error {
 		{"collectors.tables.interval", c.Collectors.Tables.Interval},
 		{"collectors.autoscaling.interval", c.Collectors.AutoScaling.Interval},
 		{"collectors.cloudwatch.interval", c.Collectors.CloudWatch.Interval},
+		{"collectors.cloudwatch.slow_interval", c.Collectors.CloudWatch.SlowInterval},
 		{"collectors.cloudwatch.delay", c.Collectors.CloudWatch.Delay},
 		{"collectors.cloudwatch.max_catch_up", c.Collectors.CloudWatch.MaxCatchUp},
 		{"aws.call_timeout", c.AWS.CallTimeout},
@@ -329,8 +346,11 @@ func (c *Config) validate() error {
 	if cw.Interval.D() < time.Minute || cw.Interval.D()%time.Minute != 0 {
 		return fmt.Errorf("collectors.cloudwatch.interval: must be a whole number of minutes, at least 1m (CloudWatch keeps DynamoDB metrics per minute), got %s", cw.Interval.D())
 	}
-	if cw.MaxCatchUp.D() < cw.Interval.D() {
-		return fmt.Errorf("collectors.cloudwatch.max_catch_up: %s is shorter than collectors.cloudwatch.interval %s", cw.MaxCatchUp.D(), cw.Interval.D())
+	if cw.SlowInterval.D() < cw.Interval.D() || cw.SlowInterval.D()%cw.Interval.D() != 0 {
+		return fmt.Errorf("collectors.cloudwatch.slow_interval: must be a multiple of collectors.cloudwatch.interval %s (the slow tier is fetched on some of its cycles), got %s", cw.Interval.D(), cw.SlowInterval.D())
+	}
+	if cw.MaxCatchUp.D() < cw.SlowInterval.D() {
+		return fmt.Errorf("collectors.cloudwatch.max_catch_up: %s is shorter than collectors.cloudwatch.slow_interval %s: every slow-tier fetch would lose minutes", cw.MaxCatchUp.D(), cw.SlowInterval.D())
 	}
 	if cw.MaxCatchUp.D() > 3*time.Hour {
 		return fmt.Errorf("collectors.cloudwatch.max_catch_up: %s is longer than 3h, the window in which ListMetrics can prove a series was quiet", cw.MaxCatchUp.D())

@@ -10,7 +10,7 @@ import (
 
 func TestBadConfigsNameTheKey(t *testing.T) {
 	want := map[string]string{
-		"unknown-key.bad.yml":    `collectors.cloudwatch.intervall (line 3): unknown key "intervall"; known keys here: delay, enabled, interval, max_catch_up`,
+		"unknown-key.bad.yml":    `collectors.cloudwatch.intervall (line 3): unknown key "intervall"; known keys here: delay, enabled, interval, max_catch_up, slow_interval`,
 		"bad-duration.bad.yml":   `collectors.tables.interval (line 3): invalid duration "5x"`,
 		"bad-regex.bad.yml":      `tables.include[1] (line 2): invalid regular expression "(unclosed"`,
 		"bad-region.bad.yml":     `accounts[0].regions[1]: "moon-1" is not an AWS region name`,
@@ -105,6 +105,45 @@ func TestDefaults(t *testing.T) {
 	c := mustParse(t, "collectors:\n  cloudwatch:\n    enabled: false\n    interval: 5m\n")
 	if c.Collectors.CloudWatch.On() || c.Collectors.CloudWatch.Interval.D() != 5*time.Minute {
 		t.Errorf("cloudwatch settings not applied: %+v", c.Collectors.CloudWatch)
+	}
+}
+
+// TestCloudWatchTiers: the slow tier's cadence defaults to the smallest
+// multiple of the interval that is at least 10m, the catch-up window holds
+// it, and a cadence the collector cannot keep is refused naming its key.
+func TestCloudWatchTiers(t *testing.T) {
+	defaults := []struct {
+		yaml          string
+		slow, catchUp time.Duration
+	}{
+		{"", 10 * time.Minute, 15 * time.Minute},
+		{"collectors: {cloudwatch: {interval: 5m}}", 10 * time.Minute, 15 * time.Minute},
+		{"collectors: {cloudwatch: {interval: 3m}}", 12 * time.Minute, 15 * time.Minute},
+		{"collectors: {cloudwatch: {interval: 15m}}", 15 * time.Minute, 15 * time.Minute},
+		{"collectors: {cloudwatch: {slow_interval: 30m}}", 30 * time.Minute, 30 * time.Minute},
+		{"collectors: {cloudwatch: {slow_interval: 1m}}", time.Minute, 15 * time.Minute},
+	}
+	for _, d := range defaults {
+		c := mustParse(t, d.yaml)
+		if got := c.Collectors.CloudWatch.SlowInterval.D(); got != d.slow {
+			t.Errorf("%q: slow_interval = %s, want %s", d.yaml, got, d.slow)
+		}
+		if got := c.Collectors.CloudWatch.MaxCatchUp.D(); got != d.catchUp {
+			t.Errorf("%q: max_catch_up = %s, want %s", d.yaml, got, d.catchUp)
+		}
+	}
+	bad := []struct{ yaml, want string }{
+		{"collectors: {cloudwatch: {interval: 2m, slow_interval: 7m}}", "collectors.cloudwatch.slow_interval: must be a multiple of collectors.cloudwatch.interval 2m0s"},
+		{"collectors: {cloudwatch: {interval: 5m, slow_interval: 1m}}", "collectors.cloudwatch.slow_interval: must be a multiple of collectors.cloudwatch.interval 5m0s (the slow tier is fetched on some of its cycles), got 1m0s"},
+		{"collectors: {cloudwatch: {slow_interval: 90s}}", "collectors.cloudwatch.slow_interval: must be a multiple"},
+		{"collectors: {cloudwatch: {slow_interval: -10m}}", "collectors.cloudwatch.slow_interval (line 1): invalid duration"},
+		{"collectors: {cloudwatch: {max_catch_up: 5m}}", "collectors.cloudwatch.max_catch_up: 5m0s is shorter than collectors.cloudwatch.slow_interval 10m0s"},
+		{"collectors: {cloudwatch: {slow_interval: 4h}}", "collectors.cloudwatch.max_catch_up: 4h0m0s is longer than 3h"},
+	}
+	for _, b := range bad {
+		if _, err := Parse([]byte(b.yaml)); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%q: err = %v, want it to contain %q", b.yaml, err, b.want)
+		}
 	}
 }
 

@@ -77,9 +77,10 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 		jobs = append(jobs, Job{collectors.NewAutoScaling(targets, inv, log.With("collector", "autoscaling")), cfg.Collectors.AutoScaling.Interval.D(), false})
 	}
 	cw := collectors.NewCloudWatch(targets, inv, collectors.CloudWatchSettings{
-		Interval:   cfg.Collectors.CloudWatch.Interval.D(),
-		Delay:      cfg.Collectors.CloudWatch.Delay.D(),
-		MaxCatchUp: cfg.Collectors.CloudWatch.MaxCatchUp.D(),
+		Interval:     cfg.Collectors.CloudWatch.Interval.D(),
+		SlowInterval: cfg.Collectors.CloudWatch.SlowInterval.D(),
+		Delay:        cfg.Collectors.CloudWatch.Delay.D(),
+		MaxCatchUp:   cfg.Collectors.CloudWatch.MaxCatchUp.D(),
 		// Account-level series come from the first shard only.
 		SkipAccountLevel: cfg.Shard.Index > 0,
 	}, log.With("collector", "cloudwatch"))

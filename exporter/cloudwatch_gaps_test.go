@@ -79,7 +79,7 @@ func TestNewSeriesFirstFetchFailureKeepsItsWindow(t *testing.T) {
 // per-minute gauge it replaces showed only the cycle's last minute), so
 // increase() over the cycle equals the sum of CloudWatch's Sums.
 func TestConsumedCounterLosesNoSpikeAtFiveMinutes(t *testing.T) {
-	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {interval: 5m}, capacity: {enabled: false}, ttl: {enabled: false}}\n", func(sim *awssim.Server) {
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {interval: 5m, slow_interval: 5m}, capacity: {enabled: false}, ttl: {enabled: false}}\n", func(sim *awssim.Server) {
 		mustPut(sim, "us-east-1", provisioned("orders", 100, 50))
 	})
 	h.cycle()

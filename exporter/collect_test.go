@@ -87,11 +87,13 @@ func TestCloudWatchBatchesOnlyListedSeries(t *testing.T) {
 	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 1200 {
 		t.Errorf("queried series = %v, want 1200", v)
 	}
-	// Not listed, so proven zero without a request: 7 cause-specific throttle
-	// metrics x 3 x 100, WriteAccountLimitThrottleEvents (no GSI dimension)
-	// x 100, TTL deletions x 100, UserErrors x 1.
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 2301 {
-		t.Errorf("proven-zero series = %v, want 2301", v)
+	// Not listed, so proven zero without a request: the cause-specific
+	// throttle metrics a provisioned table can have (key range and
+	// provisioned throughput, read and write) x 3 x 100, TTL deletions x
+	// 100, UserErrors x 1. The on-demand causes (account limit, maximum
+	// on-demand throughput) cannot occur: no series.
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 1301 {
+		t.Errorf("proven-zero series = %v, want 1301", v)
 	}
 	if v := mustValue(t, body, catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{"table": "t-042", "index": "gsi-b"}); v != 60 {
 		t.Errorf("consumed read on t-042/gsi-b = %v, want 60 units", v)
@@ -108,7 +110,8 @@ func tableName(i int) string {
 func TestCloudWatchValuesDimensionsAndCounters(t *testing.T) {
 	m1 := start.Add(-4 * time.Minute).Truncate(time.Minute) // 11:56, read by the first cycle
 	m2 := m1.Add(time.Minute)
-	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+	// Every tier every minute: the test is about values, not cadences.
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {slow_interval: 1m}}\n", func(sim *awssim.Server) {
 		tb := provisioned("orders", 100, 50, "by-customer")
 		tb.TTL = awssim.TimeToLive{Status: awssim.TTLEnabled, AttributeName: "expires_at"}
 		mustPut(sim, "us-east-1", tb)

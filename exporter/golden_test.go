@@ -23,7 +23,8 @@ accounts:
     regions: [us-east-1, eu-west-1]
 `
 
-// fixtureScrape runs two cycles (five minutes apart) on the built-in fixture
+// fixtureScrape runs two cycles (ten minutes apart, so that the second
+// fetches the CloudWatch slow tier too) on the built-in fixture
 // account at a fixed time and returns the scrape, without the self-metrics
 // that depend on wall-clock durations.
 func fixtureScrape(t *testing.T) string {
@@ -37,7 +38,7 @@ func fixtureScrape(t *testing.T) string {
 	// golden file shows throttles as well as quiet series.
 	h.clk.Set(time.Date(2026, 11, 20, 14, 8, 30, 0, time.UTC))
 	h.cycle()
-	h.clk.Advance(5 * time.Minute)
+	h.clk.Advance(10 * time.Minute)
 	h.cycle()
 	var keep []string
 	for _, line := range strings.SplitAfter(h.scrape(), "\n") {

@@ -38,6 +38,26 @@ func cyclesPerMonth(interval time.Duration) float64 {
 	return float64(30*24*time.Hour) / float64(interval)
 }
 
+// metricsCost is the list price of n metrics requested, in USD.
+func metricsCost(n float64) float64 { return n * CloudWatchPricePerThousandMetrics / 1000 }
+
+// TierCost is one polling tier of the CloudWatch collector, summed over
+// every target.
+type TierCost struct {
+	// Name and Interval are the tier's name and cadence; Metrics says what
+	// it polls.
+	Name     string
+	Interval time.Duration
+	Metrics  string
+	// Queried and ProvenZero count the tier's series; Requests the
+	// GetMetricData requests of one fetch of the tier.
+	Queried, ProvenZero, Requests int
+	// MetricsPerHour is the metrics requested in an hour.
+	MetricsPerHour float64
+	// MonthlyCost is the cost of those metrics per 30 days, in USD.
+	MonthlyCost float64
+}
+
 // Result is the outcome of a preflight run.
 type Result struct {
 	// Missing are the IAM actions refused, as "account/region: action".
@@ -54,7 +74,13 @@ type Result struct {
 	// index is idle: their consumed capacity, which DynamoDB keeps
 	// publishing as zeros.
 	IdleFloor int
-	// MonthlyCost is the CloudWatch cost per 30 days at the configured interval, in USD.
+	// Tiers is the polling plan of the CloudWatch collector, per tier.
+	Tiers []TierCost
+	// ListMetricsMonthlyCost is the cost of the ListMetrics calls of every
+	// cycle, per 30 days, in USD.
+	ListMetricsMonthlyCost float64
+	// MonthlyCost is the CloudWatch cost per 30 days at the configured
+	// cadences (every tier and ListMetrics), in USD.
 	MonthlyCost float64
 	// IdleMonthlyCost is the same cost when every table and index is idle.
 	IdleMonthlyCost float64
@@ -181,6 +207,7 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 	var res Result
 	app.Scheduler.RunOnceNamed(ctx, "discovery", "tables")
 	cwInterval := app.Config.Collectors.CloudWatch.Interval.D()
+	tierIndex := map[string]int{}
 	for _, t := range app.Targets {
 		fmt.Fprintf(w, "account %s, region %s\n", t.Account, t.Region)
 		first := ""
@@ -257,26 +284,60 @@ func Run(ctx context.Context, app *exporter.App, w io.Writer) Result {
 		res.Requests += plan.Requests()
 		res.ListPages += plan.ListMetricsPages
 		res.IdleFloor += plan.IdleFloor()
-		fmt.Fprintf(w, "  cloudwatch series: %d queried, %d proven zero by ListMetrics (not requested); %d are consumed capacity, which DynamoDB publishes even when idle, so they are queried every cycle\n",
+		fmt.Fprintf(w, "  cloudwatch series: %d queried, %d proven zero by ListMetrics (not requested); %d are consumed capacity, which DynamoDB publishes even when idle, so they are queried whatever the traffic\n",
 			len(plan.Queried), len(plan.ProvenZero), plan.IdleFloor())
-		fmt.Fprintf(w, "  per cycle: %d GetMetricData requests, %d metrics requested, %d ListMetrics requests\n",
-			plan.Requests(), len(plan.Queried), plan.ListMetricsPages)
+		for _, tp := range app.CloudWatch.Tiers(plan) {
+			fmt.Fprintf(w, "  %s tier, every %s (%s): %d metrics per fetch in %d GetMetricData requests, %.0f metrics per hour\n",
+				tp.Tier, tp.Interval, tp.Metrics, tp.Queried, tp.Requests(), tp.MetricsPerHour())
+			i, ok := tierIndex[tp.Tier.String()]
+			if !ok {
+				i = len(res.Tiers)
+				tierIndex[tp.Tier.String()] = i
+				res.Tiers = append(res.Tiers, TierCost{Name: tp.Tier.String(), Interval: tp.Interval, Metrics: tp.Metrics})
+			}
+			tc := &res.Tiers[i]
+			tc.Queried += tp.Queried
+			tc.ProvenZero += tp.ProvenZero
+			tc.Requests += tp.Requests()
+			tc.MetricsPerHour += tp.MetricsPerHour()
+		}
+		fmt.Fprintf(w, "  every cycle (%s): %d ListMetrics requests\n", cwInterval, plan.ListMetricsPages)
 	}
 	cycles := cyclesPerMonth(cwInterval)
-	res.MonthlyCost = cycles * (float64(res.Queried)*CloudWatchPricePerThousandMetrics + float64(res.ListPages)*CloudWatchPricePerThousandRequests) / 1000
-	// Idle, ListMetrics lists only the consumed series: one page per 500.
+	const hoursPerMonth = 30 * 24
+	res.ListMetricsMonthlyCost = cycles * float64(res.ListPages) * CloudWatchPricePerThousandRequests / 1000
+	res.MonthlyCost = res.ListMetricsMonthlyCost
+	for i := range res.Tiers {
+		res.Tiers[i].MonthlyCost = metricsCost(res.Tiers[i].MetricsPerHour * hoursPerMonth)
+		res.MonthlyCost += res.Tiers[i].MonthlyCost
+	}
+	// Idle, ListMetrics lists only the consumed series (one page per 500),
+	// and they are queried at the slow tier's cadence.
 	idlePages := (res.IdleFloor + collectors.MaxQueriesPerRequest - 1) / collectors.MaxQueriesPerRequest
-	res.IdleMonthlyCost = cycles * (float64(res.IdleFloor)*CloudWatchPricePerThousandMetrics + float64(idlePages)*CloudWatchPricePerThousandRequests) / 1000
+	slow := app.Config.Collectors.CloudWatch.SlowInterval.D()
+	res.IdleMonthlyCost = metricsCost(cyclesPerMonth(slow)*float64(res.IdleFloor)) + cycles*float64(idlePages)*CloudWatchPricePerThousandRequests/1000
 	if sh := app.Config.Shard; sh.Sharded() {
 		fmt.Fprintf(w, "shard %s: polls %d of the %d tables that pass the name filters (%s; an even share is %s); the figures below are this shard's\n",
 			sh, res.Owned, res.Selected, percent(res.Owned, res.Selected), percent(1, sh.Count))
 	}
-	fmt.Fprintf(w, "total: %d tables, %d global secondary indexes, %d CloudWatch metrics requested per cycle in %d GetMetricData requests\n",
-		res.Tables, res.Indexes, res.Queried, res.Requests)
-	fmt.Fprintf(w, "CloudWatch cost at one cycle every %s: about $%.2f per 30 days (%.0f cycles; $%.2f per 1,000 metrics requested, $%.2f per 1,000 ListMetrics requests; list prices)\n",
-		cwInterval, res.MonthlyCost, cycles, CloudWatchPricePerThousandMetrics, CloudWatchPricePerThousandRequests)
-	fmt.Fprintf(w, "CloudWatch cost floor, were every table and index idle: about $%.2f per 30 days (%d consumed-capacity metrics per cycle, published even when idle)\n",
-		res.IdleMonthlyCost, res.IdleFloor)
+	fmt.Fprintf(w, "total: %d tables, %d global secondary indexes, %d CloudWatch series queried\n",
+		res.Tables, res.Indexes, res.Queried)
+	fmt.Fprintf(w, "CloudWatch polling plan ($%.2f per 1,000 metrics requested, $%.2f per 1,000 ListMetrics requests; list prices):\n",
+		CloudWatchPricePerThousandMetrics, CloudWatchPricePerThousandRequests)
+	perHour := 0.0
+	for _, tc := range res.Tiers {
+		perHour += tc.MetricsPerHour
+		fmt.Fprintf(w, "  %s tier, every %s (%s): %d metrics per fetch, %.0f metrics per hour, about $%.2f per 30 days\n",
+			tc.Name, tc.Interval, tc.Metrics, tc.Queried, tc.MetricsPerHour, tc.MonthlyCost)
+	}
+	fmt.Fprintf(w, "  ListMetrics, every %s: %d requests per cycle, about $%.2f per 30 days\n", cwInterval, res.ListPages, res.ListMetricsMonthlyCost)
+	perTable := "n/a"
+	if res.Tables > 0 {
+		perTable = fmt.Sprintf("%.0f", perHour/float64(res.Tables))
+	}
+	fmt.Fprintf(w, "  total: %.0f metrics per hour (%s per table-hour), about $%.2f per 30 days\n", perHour, perTable, res.MonthlyCost)
+	fmt.Fprintf(w, "CloudWatch cost floor, were every table and index idle: about $%.2f per 30 days (%d consumed-capacity metrics every %s, published even when idle)\n",
+		res.IdleMonthlyCost, res.IdleFloor, slow)
 	if app.Capacity != nil {
 		refreshes := cyclesPerMonth(app.Config.Collectors.Capacity.Interval.D())
 		fmt.Fprintf(w, "capacity history cost: $%.2f once for the first fetch (%d metrics in %d requests), then about $%.2f per 30 days (%d metrics per refresh)\n",

@@ -78,9 +78,14 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	if res.Tables != 100 || res.Indexes != 200 || res.Queried != 1200 || res.Requests != 3 || res.IdleFloor != 600 {
 		t.Errorf("plan = %d tables, %d indexes, %d queried (%d idle floor), %d requests; want 100, 200, 1200 (600), 3", res.Tables, res.Indexes, res.Queried, res.IdleFloor, res.Requests)
 	}
-	// 1,200 metrics x 43,200 one-minute cycles x $0.01/1,000, plus 3
-	// ListMetrics pages per cycle at $0.01/1,000 requests.
-	want := 1200*43200*0.01/1000 + 3*43200*0.01/1000
+	// Fast tier: 600 aggregate throttle series x 43,200 one-minute
+	// cycles; slow tier: 600 consumed series x 4,320 ten-minute cycles;
+	// $0.01 per 1,000 metrics; plus 3 ListMetrics pages per one-minute
+	// cycle at $0.01 per 1,000 requests.
+	if len(res.Tiers) != 2 || res.Tiers[0].Name != "fast" || res.Tiers[0].Queried != 600 || res.Tiers[1].Name != "slow" || res.Tiers[1].Queried != 600 {
+		t.Fatalf("tiers = %+v, want fast and slow with 600 series each", res.Tiers)
+	}
+	want := 600*43200*0.01/1000 + 600*4320*0.01/1000 + 3*43200*0.01/1000
 	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 {
 		t.Errorf("monthly cost = %.2f, want %.2f", res.MonthlyCost, want)
 	}
@@ -89,10 +94,15 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 		"ok       cloudwatch:GetMetricData",
 		"ok       dynamodb:Scan",
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
-		"per cycle: 3 GetMetricData requests, 1200 metrics requested, 3 ListMetrics requests",
-		"about $519.70 per 30 days",
-		// 600 consumed series x 43,200 cycles x $0.01/1,000 + 2 ListMetrics pages.
-		"CloudWatch cost floor, were every table and index idle: about $260.06 per 30 days (600 consumed-capacity metrics per cycle, published even when idle)",
+		"  fast tier, every 1m0s (throttle events, throttled requests, system and user errors, TTL deletions): 600 metrics per fetch in 2 GetMetricData requests, 36000 metrics per hour",
+		"  slow tier, every 10m0s (consumed capacity, latency): 600 metrics per fetch in 2 GetMetricData requests, 3600 metrics per hour",
+		"  every cycle (1m0s): 3 ListMetrics requests",
+		"  fast tier, every 1m0s (throttle events, throttled requests, system and user errors, TTL deletions): 600 metrics per fetch, 36000 metrics per hour, about $259.20 per 30 days",
+		"  slow tier, every 10m0s (consumed capacity, latency): 600 metrics per fetch, 3600 metrics per hour, about $25.92 per 30 days",
+		"  ListMetrics, every 1m0s: 3 requests per cycle, about $1.30 per 30 days",
+		"  total: 39600 metrics per hour (396 per table-hour), about $286.42 per 30 days",
+		// 600 consumed series x 4,320 ten-minute cycles x $0.01/1,000 + 2 ListMetrics pages a minute.
+		"CloudWatch cost floor, were every table and index idle: about $26.78 per 30 days (600 consumed-capacity metrics every 10m0s, published even when idle)",
 		// Capacity history: 600 series x 3 windows packed by points (see
 		// exporter.TestCapacityHistoryCost), then 600 metrics an hour.
 		"capacity history: first fetch 240 GetMetricData requests, 1800 metrics requested; then every 1h0m0s 2 requests, 600 metrics",
@@ -104,11 +114,19 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 		}
 	}
 
-	// At a 5-minute interval the same plan costs a fifth.
+	// At a 5-minute interval the fast tier and ListMetrics cost a fifth;
+	// the slow tier keeps its 10 minutes.
 	app5 := build(t, sim, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {interval: 5m}}\n")
 	var out5 bytes.Buffer
-	if res5 := preflight.Run(context.Background(), app5, &out5); res5.MonthlyCost*5-res.MonthlyCost > 0.01 || res5.MonthlyCost*5-res.MonthlyCost < -0.01 {
-		t.Errorf("5m cost %.2f is not a fifth of 1m cost %.2f; check output:\n%s", res5.MonthlyCost, res.MonthlyCost, out5.String())
+	res5 := preflight.Run(context.Background(), app5, &out5)
+	if len(res5.Tiers) != 2 {
+		t.Fatalf("5m tiers = %+v", res5.Tiers)
+	}
+	near := func(a, b float64) bool { return a-b < 0.01 && b-a < 0.01 }
+	if !near(res5.Tiers[0].MonthlyCost*5, res.Tiers[0].MonthlyCost) || !near(res5.Tiers[1].MonthlyCost, res.Tiers[1].MonthlyCost) ||
+		!near(res5.ListMetricsMonthlyCost*5, res.ListMetricsMonthlyCost) {
+		t.Errorf("5m costs: fast %.2f, slow %.2f, ListMetrics %.2f; 1m: %.2f, %.2f, %.2f; want a fifth, the same, a fifth; check output:\n%s",
+			res5.Tiers[0].MonthlyCost, res5.Tiers[1].MonthlyCost, res5.ListMetricsMonthlyCost, res.Tiers[0].MonthlyCost, res.Tiers[1].MonthlyCost, res.ListMetricsMonthlyCost, out5.String())
 	}
 }
 
@@ -125,19 +143,22 @@ func TestCheckIdleAccountStillPaysForConsumed(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("preflight failed: %+v\n%s", res, out.String())
 	}
-	// 2 x (100 tables + 200 GSIs) consumed series queried; proven zero: 9
-	// throttle metrics per table and index, WriteAccountLimitThrottleEvents
-	// per table only, TTL deletions per table, UserErrors.
-	if res.Queried != 600 || res.IdleFloor != 600 || res.Requests != 2 || res.ListPages != 2 || res.ProvenZero != 9*300+100+100+1 {
-		t.Errorf("idle plan = %d queried (floor %d), %d proven zero, %d requests, %d list pages; want 600 (600), 2901, 2, 2",
+	// 2 x (100 tables + 200 GSIs) consumed series queried; proven zero:
+	// the 6 throttle metrics a provisioned table can have (aggregate, key
+	// range, provisioned throughput; read and write) per table and index,
+	// TTL deletions per table, UserErrors. The on-demand causes cannot
+	// occur: no series.
+	if res.Queried != 600 || res.IdleFloor != 600 || res.Requests != 2 || res.ListPages != 2 || res.ProvenZero != 6*300+100+1 {
+		t.Errorf("idle plan = %d queried (floor %d), %d proven zero, %d requests, %d list pages; want 600 (600), 1901, 2, 2",
 			res.Queried, res.IdleFloor, res.ProvenZero, res.Requests, res.ListPages)
 	}
-	want := (600 + 2) * 43200 * 0.01 / 1000
+	// 600 consumed series every 10 minutes, 2 ListMetrics pages a minute.
+	want := 600*4320*0.01/1000 + 2*43200*0.01/1000
 	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 || res.IdleMonthlyCost-res.MonthlyCost > 0.01 {
 		t.Errorf("idle monthly cost = %.2f (floor %.2f), want %.2f", res.MonthlyCost, res.IdleMonthlyCost, want)
 	}
-	if !strings.Contains(out.String(), "per cycle: 2 GetMetricData requests, 600 metrics requested, 2 ListMetrics requests") ||
-		!strings.Contains(out.String(), "about $260.06 per 30 days") {
+	if !strings.Contains(out.String(), "slow tier, every 10m0s (consumed capacity, latency): 600 metrics per fetch in 2 GetMetricData requests, 3600 metrics per hour") ||
+		!strings.Contains(out.String(), "total: 3600 metrics per hour (36 per table-hour), about $26.78 per 30 days") {
 		t.Errorf("check output lacks the idle plan:\n%s", out.String())
 	}
 }

@@ -111,7 +111,7 @@ func TestWindowHoldsWholeCyclesOfEveryCadenceItCovers(t *testing.T) {
 	if longer, err := checkWindow(2*time.Hour, cs); err != nil || len(longer) != 0 {
 		t.Fatalf("2h: longer %v, err %v", longer, err)
 	}
-	if _, err := checkWindow(5*time.Minute, cadences()); err != nil {
+	if _, err := checkWindow(defaultWindow, cadences()); err != nil {
 		t.Fatalf("the default window does not fit the exporter's cadences: %v", err)
 	}
 }

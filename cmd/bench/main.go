@@ -79,6 +79,11 @@ type options struct {
 	args        string // the command line, for the report
 }
 
+// defaultWindow is the quiet window the bench counts requests over by
+// default: one whole cycle of the CloudWatch slow tier (10m), and so of
+// every shorter cadence.
+const defaultWindow = 10 * time.Minute
+
 func main() {
 	var o options
 	var sizes string
@@ -86,7 +91,7 @@ func main() {
 	flag.StringVar(&o.history, "history", "90d", "history the simulated account holds per table")
 	flag.IntVar(&o.concurrency, "scrapers", 10, "concurrent scrapers")
 	flag.IntVar(&o.scrapes, "scrapes", 20, "scrapes per scraper and format")
-	flag.DurationVar(&o.window, "window", 5*time.Minute, "quiet window over which AWS requests and CPU are counted: a whole number of cycles of every cadence it covers, at least the 5-minute ones (5m, 10m, … 1h, 2h, …)")
+	flag.DurationVar(&o.window, "window", defaultWindow, "quiet window over which AWS requests and CPU are counted: a whole number of cycles of every cadence it covers, at least the 10-minute ones (the CloudWatch slow tier: 10m, 20m, … 1h, 2h, …)")
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond, "latency the simulated account adds to every call")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "longest wait for the first cycle of every collector")
 	flag.StringVar(&o.exporter, "exporter", "", "exporter binary (default: go build the module into a temporary directory)")

@@ -39,6 +39,7 @@ type cadence struct {
 func cadences() []cadence {
 	return []cadence{
 		{"CloudWatch collector", config.DefaultCloudWatchInterval, false},
+		{"CloudWatch slow tier", config.DefaultCloudWatchSlowInterval, false},
 		{"discovery collector", config.DefaultDiscoveryInterval, false},
 		{"tables collector", config.DefaultTablesInterval, false},
 		{"auto-scaling collector", config.DefaultAutoScalingInterval, false},
