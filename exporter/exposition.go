@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
@@ -14,11 +13,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 	promcollectors "github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
@@ -28,9 +30,11 @@ import (
 // not changed. The exposition has two parts:
 //
 //   - the collectors' snapshots (nearly every series), which change only
-//     when a collector publishes a new snapshot after a cycle: they are
-//     gathered and encoded once per format (and compressed once for gzip),
-//     and the bytes are reused by every scrape until a snapshot changes;
+//     when a collector publishes a new snapshot after a cycle: each new set
+//     of snapshots is gathered once and encoded, in the background, in
+//     every format scraped lately (and compressed once for gzip); every
+//     scrape until the next set is published serves those bytes as they
+//     are;
 //   - the live part (self-metrics, build info, Go and process metrics, the
 //     handler's error counter), a few hundred series, gathered and encoded
 //     on every scrape.
@@ -40,20 +44,50 @@ import (
 // one full gather). Text, OpenMetrics and protobuf are served this way,
 // identity or gzip; a request filtering families (name[]) or negotiating
 // another encoding is served by promhttp over the full registry.
+//
+// A scrape never waits for an encoding, with two exceptions: the first
+// scrape of all (nothing is encoded yet), and the first scrape in a format
+// nobody asked for in the last formatKeep (encoding every format on every
+// publish would cost the CPU and memory of formats nobody reads). While a
+// new set of snapshots is being encoded, scrapes serve the previous set,
+// complete.
 type Exposition struct {
 	collectors []collectors.Collector
-	bulk       *prometheus.Registry // the collectors' snapshots
 	live       *prometheus.Registry // everything else
 	full       http.Handler         // promhttp over the full registry
 	errs       *prometheus.CounterVec
 	logger     *slog.Logger
 
-	mu  sync.Mutex
-	gen *generation
+	// ready is the generation every scrape serves: complete in the
+	// formats it was built with, extended on request with others.
+	ready atomic.Pointer[generation]
+	// building serialises the building of generations.
+	building sync.Mutex
+	// dirty: a snapshot was published since the worker last looked;
+	// running: the background worker is running.
+	dirty, running atomic.Bool
+
+	formatsMu sync.Mutex
+	formats   map[cacheKey]time.Time // the last request in each format
+
+	// Counters for tests and benchmarks: generations built, formats
+	// encoded (each identity or gzip body counts one), and the encodings
+	// done on a request's path.
+	built, encodings, onRequest atomic.Int64
+	// beforeBuild, when set, runs before the background worker gathers a
+	// generation (tests block the encoder with it).
+	beforeBuild func()
+	now         func() time.Time
 }
 
+// formatKeep is how long after its last request a format is still encoded
+// in the background on every publish.
+const formatKeep = 10 * time.Minute
+
 // snapshotID identifies a published snapshot: collectors publish a new
-// slice on every cycle and never modify one they published.
+// slice on every cycle and never modify one they published (a generation
+// holds the slices it was built from, so an identity cannot be reused
+// while it is compared).
 type snapshotID struct {
 	data unsafe.Pointer
 	n    int
@@ -62,35 +96,81 @@ type snapshotID struct {
 type cacheKey struct {
 	format expfmt.Format
 	gzip   bool
-	// split is, for gzip, the live families the bulk part was cut at.
-	split string
 }
 
-// encoded is the bulk part in one format, in family-name order, cut into
-// segments so that the live families can be inserted in order: for the
-// identity encoding one segment per family, for gzip one per run of
-// families between two live ones, each a deflate stream sync-flushed (byte
-// aligned, not final) with the CRC-32 and length of its uncompressed bytes.
+// encoded is the snapshots' part in one format: one buffer, the families
+// in name order, cut into one segment per family so that the live
+// families can be inserted in order. For gzip, each segment is a deflate
+// stream sync-flushed (byte aligned, not final) with the CRC-32 and length
+// of its uncompressed bytes, so that any run of them splices into one gzip
+// member.
 type encoded struct {
 	once sync.Once
+	buf  []byte
 	segs []segment
 	err  error
 }
 
 type segment struct {
-	first string // name of the first family
-	b     []byte
-	crc   uint32
-	size  uint32
+	first     string // name of the family
+	end       int    // offset in buf where the segment ends (it starts where the previous one ends)
+	crc, size uint32 // gzip: of the uncompressed family
 }
 
-// bulkCollector emits the collectors' snapshots.
-type bulkCollector struct{ e *Exporter }
+// generation is the cache of one set of published snapshots.
+type generation struct {
+	ids   []snapshotID
+	snaps [][]prometheus.Metric
+	mu    sync.Mutex
+	names map[string]bool // families of the snapshots, once gathered
+	enc   map[cacheKey]*encoded
+}
 
-func (b bulkCollector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(b, ch) }
-func (b bulkCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range b.e.collectors {
-		for _, m := range c.Metrics() {
+// get returns g's entry for key, an empty one when key was not encoded.
+func (g *generation) get(key cacheKey) *encoded {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	en := g.enc[key]
+	if en == nil {
+		en = &encoded{}
+		g.enc[key] = en
+	}
+	return en
+}
+
+// has reports whether g holds every key, encoded.
+func (g *generation) has(keys []cacheKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range keys {
+		if g.enc[k] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *generation) families() map[string]bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.names
+}
+
+func (g *generation) setFamilies(names map[string]bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.names == nil {
+		g.names = names
+	}
+}
+
+// snapsCollector emits a set of snapshots.
+type snapsCollector [][]prometheus.Metric
+
+func (s snapsCollector) Describe(chan<- *prometheus.Desc) {}
+func (s snapsCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, ms := range s {
+		for _, m := range ms {
 			ch <- m
 		}
 	}
@@ -106,13 +186,13 @@ func (l liveCollector) Collect(ch chan<- prometheus.Metric) { l.e.collectSelf(ch
 
 // NewExposition returns the cached exposition of e; full is the registry
 // holding everything (NewRegistry), served by promhttp for the requests the
-// cache does not cover.
+// cache does not cover. Call Published when a collector has published a
+// snapshot; a scrape that finds a snapshot newer than it serves calls it
+// too.
 func NewExposition(e *Exporter, full *prometheus.Registry, withRuntime bool, logger *slog.Logger) (*Exposition, error) {
-	x := &Exposition{collectors: e.collectors, bulk: prometheus.NewRegistry(), live: prometheus.NewRegistry(), logger: logger}
+	x := &Exposition{collectors: e.collectors, live: prometheus.NewRegistry(), logger: logger,
+		formats: map[cacheKey]time.Time{}, now: time.Now}
 	// Unchecked collectors: the snapshots' families vary with the tables.
-	if err := x.bulk.Register(uncheckedCollector{bulkCollector{e}}); err != nil {
-		return nil, err
-	}
 	if err := x.live.Register(uncheckedCollector{liveCollector{e}}); err != nil {
 		return nil, err
 	}
@@ -155,29 +235,229 @@ type uncheckedCollector struct{ c prometheus.Collector }
 func (uncheckedCollector) Describe(chan<- *prometheus.Desc)      {}
 func (u uncheckedCollector) Collect(ch chan<- prometheus.Metric) { u.c.Collect(ch) }
 
-// generation is the cache of one set of published snapshots.
-type generation struct {
-	ids   []snapshotID
-	mu    sync.Mutex
-	names map[string]bool // families of the bulk part, once gathered
-	enc   map[cacheKey]*encoded
+// Published tells the exposition that a collector has published a new
+// snapshot: it is encoded in the background, in the formats scraped
+// lately, and served once complete. Calls while an encoding runs coalesce
+// into one more encoding of the snapshots published by then.
+func (x *Exposition) Published() {
+	x.dirty.Store(true)
+	if x.running.CompareAndSwap(false, true) {
+		go x.work()
+	}
 }
 
-// current returns the generation of the published snapshots, starting a
-// new one when a collector has published since the last.
-func (x *Exposition) current() *generation {
+// work is the background worker: it builds generations while snapshots
+// are being published, then ends.
+func (x *Exposition) work() {
+	for {
+		for x.dirty.Swap(false) {
+			x.refresh()
+		}
+		x.running.Store(false)
+		// A Published between the loop's end and the Store above found
+		// the worker running: take its work.
+		if !x.dirty.Load() || !x.running.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// refresh builds the generation of the published snapshots, in the formats
+// in use, unless the ready one is already it.
+func (x *Exposition) refresh() {
+	x.building.Lock()
+	defer x.building.Unlock()
+	if x.beforeBuild != nil {
+		x.beforeBuild()
+	}
+	snaps, ids := x.snapshots()
+	keys := x.inUse()
+	if g := x.ready.Load(); g != nil && slices.Equal(ids, g.ids) && g.has(keys) {
+		return
+	}
+	x.ready.Store(x.newGeneration(ids, snaps, keys))
+}
+
+// first returns the ready generation, building it on the request's path
+// when there is none yet (the first scrape of all).
+func (x *Exposition) first() *generation {
+	x.building.Lock()
+	defer x.building.Unlock()
+	if g := x.ready.Load(); g != nil {
+		return g
+	}
+	snaps, ids := x.snapshots()
+	keys := x.inUse()
+	x.onRequest.Add(int64(len(keys)))
+	g := x.newGeneration(ids, snaps, keys)
+	x.ready.Store(g)
+	return g
+}
+
+// snapshots returns the collectors' published snapshots and their identities.
+func (x *Exposition) snapshots() ([][]prometheus.Metric, []snapshotID) {
+	snaps := make([][]prometheus.Metric, len(x.collectors))
 	ids := make([]snapshotID, len(x.collectors))
 	for i, c := range x.collectors {
-		ms := c.Metrics()
-		ids[i] = snapshotID{unsafe.Pointer(unsafe.SliceData(ms)), len(ms)}
+		snaps[i] = c.Metrics()
+		ids[i] = snapshotID{unsafe.Pointer(unsafe.SliceData(snaps[i])), len(snaps[i])}
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.gen == nil || !slices.Equal(ids, x.gen.ids) {
-		x.gen = &generation{ids: ids, enc: map[cacheKey]*encoded{}}
-	}
-	return x.gen
+	return snaps, ids
 }
+
+// stale reports whether a collector has published since g was built.
+func (x *Exposition) stale(g *generation) bool {
+	for i, c := range x.collectors {
+		ms := c.Metrics()
+		if (snapshotID{unsafe.Pointer(unsafe.SliceData(ms)), len(ms)}) != g.ids[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// touch records a request in format key.
+func (x *Exposition) touch(key cacheKey) {
+	x.formatsMu.Lock()
+	x.formats[key] = x.now()
+	x.formatsMu.Unlock()
+}
+
+// inUse returns the formats requested within formatKeep, forgetting the others.
+func (x *Exposition) inUse() []cacheKey {
+	x.formatsMu.Lock()
+	defer x.formatsMu.Unlock()
+	now := x.now()
+	keys := make([]cacheKey, 0, len(x.formats))
+	for k, t := range x.formats {
+		if now.Sub(t) > formatKeep {
+			delete(x.formats, k)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// newGeneration gathers snaps once and encodes them in every format of keys.
+func (x *Exposition) newGeneration(ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey) *generation {
+	x.built.Add(1)
+	g := &generation{ids: ids, snaps: snaps, enc: make(map[cacheKey]*encoded, len(keys))}
+	if len(keys) == 0 {
+		return g
+	}
+	mfs, names, err := gather(snaps)
+	g.names = names
+	formats := map[expfmt.Format][2]bool{} // identity, gzip
+	for _, k := range keys {
+		f := formats[k.format]
+		if k.gzip {
+			f[1] = true
+		} else {
+			f[0] = true
+		}
+		formats[k.format] = f
+	}
+	for format, want := range formats {
+		var plain *encoded
+		if err == nil {
+			plain = encodePlain(mfs, format)
+		} else {
+			plain = &encoded{err: err}
+		}
+		if want[0] {
+			x.encodings.Add(1)
+			plain.once.Do(func() {})
+			g.enc[cacheKey{format, false}] = plain
+		}
+		if want[1] {
+			x.encodings.Add(1)
+			z := compress(plain)
+			z.once.Do(func() {})
+			g.enc[cacheKey{format, true}] = z
+		}
+	}
+	return g
+}
+
+// encode fills en, g's entry for key, on a request's path: the format was
+// not in use when g was built.
+func (x *Exposition) encode(g *generation, key cacheKey, en *encoded) {
+	en.once.Do(func() {
+		x.encodings.Add(1)
+		x.onRequest.Add(1)
+		mfs, names, err := gather(g.snaps)
+		if err != nil {
+			en.err = err
+			return
+		}
+		g.setFamilies(names)
+		e := encodePlain(mfs, key.format)
+		if key.gzip {
+			e = compress(e)
+		}
+		en.buf, en.segs, en.err = e.buf, e.segs, e.err
+	})
+}
+
+// gather gathers snaps (sorted, checked for consistency) and returns the
+// families and their names.
+func gather(snaps [][]prometheus.Metric) ([]*dto.MetricFamily, map[string]bool, error) {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(uncheckedCollector{snapsCollector(snaps)}); err != nil {
+		return nil, nil, err
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		return nil, nil, fmt.Errorf("gathering the collectors' snapshots: %w", err)
+	}
+	names := make(map[string]bool, len(mfs))
+	for _, mf := range mfs {
+		names[mf.GetName()] = true
+	}
+	return mfs, names, nil
+}
+
+// encodePlain encodes mfs in format, one segment per family.
+func encodePlain(mfs []*dto.MetricFamily, format expfmt.Format) *encoded {
+	var buf bytes.Buffer
+	e := expfmt.NewEncoder(&buf, format)
+	segs := make([]segment, 0, len(mfs))
+	for _, mf := range mfs {
+		if err := e.Encode(mf); err != nil {
+			return &encoded{err: fmt.Errorf("encoding %s: %w", mf.GetName(), err)}
+		}
+		segs = append(segs, segment{first: mf.GetName(), end: buf.Len()})
+	}
+	// Closing adds nothing to the snapshots' part: OpenMetrics' "# EOF"
+	// comes after the live families.
+	return &encoded{buf: slices.Clip(buf.Bytes()), segs: segs}
+}
+
+// compress returns plain with each segment a sync-flushed deflate stream.
+func compress(plain *encoded) *encoded {
+	if plain.err != nil {
+		return &encoded{err: plain.err}
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(plain.buf) / 16)
+	fw, _ := flate.NewWriter(&buf, bulkCompression)
+	segs := make([]segment, len(plain.segs))
+	start := 0
+	for i, sg := range plain.segs {
+		b := plain.buf[start:sg.end]
+		start = sg.end
+		fw.Reset(&buf)
+		_, _ = fw.Write(b)
+		_ = fw.Flush() // byte-aligned and not final
+		segs[i] = segment{first: sg.first, end: buf.Len(), crc: crc32.ChecksumIEEE(b), size: uint32(len(b))}
+	}
+	return &encoded{buf: slices.Clip(buf.Bytes()), segs: segs}
+}
+
+// bulkCompression is the deflate level of the snapshots' part, compressed
+// once per publish in the background.
+const bulkCompression = flate.DefaultCompression
 
 // ServeHTTP serves the exposition.
 func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -191,7 +471,24 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
-	g := x.current()
+	key := cacheKey{format: format, gzip: enc == "gzip"}
+	x.touch(key)
+	g := x.ready.Load()
+	if g == nil {
+		g = x.first()
+	} else if x.stale(g) {
+		// A snapshot nobody announced (a collector run outside the
+		// scheduler): encode it for the next scrape.
+		x.Published()
+	}
+	bulk := g.get(key)
+	x.encode(g, key, bulk) // a no-op unless the format is new to g
+	if bulk.err != nil {
+		x.errs.WithLabelValues("gathering").Inc()
+		x.logger.Error("error gathering or encoding the collectors' metrics", "err", bulk.err)
+		x.full.ServeHTTP(w, r)
+		return
+	}
 	liveMFs, err := x.live.Gather()
 	if err != nil {
 		x.errs.WithLabelValues("gathering").Inc()
@@ -201,26 +498,9 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	names := make([]string, len(liveMFs))
-	for i, mf := range liveMFs {
-		names[i] = mf.GetName()
-	}
-	key := cacheKey{format: format, gzip: enc == "gzip"}
-	if key.gzip {
-		key.split = strings.Join(names, "\n")
-	}
-	bulk, err := x.encode(g, key, names)
-	if err != nil {
-		x.errs.WithLabelValues("gathering").Inc()
-		x.logger.Error("error gathering or encoding the collectors' metrics", "err", err)
-		x.full.ServeHTTP(w, r)
-		return
-	}
-	g.mu.Lock()
-	bulkNames := g.names
-	g.mu.Unlock()
-	for _, n := range names {
-		if bulkNames[n] {
+	bulkNames := g.families()
+	for _, mf := range liveMFs {
+		if bulkNames[mf.GetName()] {
 			// A family in both parts: one full gather merges it.
 			x.full.ServeHTTP(w, r)
 			return
@@ -228,90 +508,134 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The live families, encoded one after the other; chunk j is family j,
 	// the last chunk what closing the encoder adds (OpenMetrics' "# EOF").
-	var live bytes.Buffer
+	lb := scratch.Get().(*bytes.Buffer)
+	defer putScratch(lb)
 	ends := make([]int, 0, len(liveMFs)+1)
-	e := expfmt.NewEncoder(&live, format)
+	e := expfmt.NewEncoder(lb, format)
 	for _, mf := range liveMFs {
 		if err := e.Encode(mf); err != nil {
 			x.errs.WithLabelValues("encoding").Inc()
 			x.logger.Error("error encoding a metric family", "family", mf.GetName(), "err", err)
 		}
-		ends = append(ends, live.Len())
+		ends = append(ends, lb.Len())
 	}
 	if c, ok := e.(expfmt.Closer); ok {
 		_ = c.Close()
 	}
-	ends = append(ends, live.Len())
-	chunk := func(j int) []byte {
-		if j == 0 {
-			return live.Bytes()[:ends[0]]
+	ends = append(ends, lb.Len())
+	live := lb.Bytes()
+	// The body in order: runs of the snapshots' segments (contiguous in
+	// the cached buffer, served as they are) and of live families, merged
+	// by name as promhttp sorts them.
+	type piece struct {
+		bulk       bool
+		start, end int // in bulk.buf, or chunks [start, end) of live
+		segs       []segment
+	}
+	var pieces []piece
+	i, j := 0, 0
+	for i < len(bulk.segs) || j < len(liveMFs) {
+		if j < len(liveMFs) && (i == len(bulk.segs) || liveMFs[j].GetName() < bulk.segs[i].first) {
+			if n := len(pieces); n > 0 && !pieces[n-1].bulk {
+				pieces[n-1].end = j + 1
+			} else {
+				pieces = append(pieces, piece{start: j, end: j + 1})
+			}
+			j++
+			continue
 		}
-		return live.Bytes()[ends[j-1]:ends[j]]
+		start := 0
+		if i > 0 {
+			start = bulk.segs[i-1].end
+		}
+		if n := len(pieces); n > 0 && pieces[n-1].bulk {
+			pieces[n-1].end = bulk.segs[i].end
+			pieces[n-1].segs = bulk.segs[i-len(pieces[n-1].segs) : i+1]
+		} else {
+			pieces = append(pieces, piece{bulk: true, start: start, end: bulk.segs[i].end, segs: bulk.segs[i : i+1]})
+		}
+		i++
+	}
+	// The closing chunk joins the last live run, or makes one.
+	if n := len(pieces); n > 0 && !pieces[n-1].bulk {
+		pieces[n-1].end = len(liveMFs) + 1
+	} else {
+		pieces = append(pieces, piece{start: len(liveMFs), end: len(liveMFs) + 1})
+	}
+	liveBytes := func(p piece) []byte {
+		s := 0
+		if p.start > 0 {
+			s = ends[p.start-1]
+		}
+		return live[s:ends[p.end-1]]
 	}
 	h := w.Header()
 	h.Add("Vary", "Accept")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Type", string(format))
-	// Segments and live families merge in name order, as promhttp sorts.
-	merge := func(seg func(segment), lv func(j int)) {
-		i, j := 0, 0
-		for i < len(bulk.segs) || j < len(names) {
-			if j < len(names) && (i == len(bulk.segs) || names[j] < bulk.segs[i].first) {
-				lv(j)
-				j++
+	if !key.gzip {
+		h.Set("Content-Length", strconv.Itoa(len(bulk.buf)+len(live)))
+		for _, p := range pieces {
+			if p.bulk {
+				_, _ = w.Write(bulk.buf[p.start:p.end])
 			} else {
-				seg(bulk.segs[i])
-				i++
+				_, _ = w.Write(liveBytes(p))
 			}
 		}
-	}
-	if !key.gzip {
-		n := live.Len()
-		for _, sg := range bulk.segs {
-			n += len(sg.b)
-		}
-		h.Set("Content-Length", strconv.Itoa(n))
-		merge(func(sg segment) { _, _ = w.Write(sg.b) }, func(j int) { _, _ = w.Write(chunk(j)) })
-		_, _ = w.Write(chunk(len(names)))
 		return
 	}
-	// One gzip member: the cached deflate segments and the live families'
-	// own deflate blocks (a fresh compressor each, since back-references
+	// One gzip member: the cached deflate segments and the live runs' own
+	// deflate streams (a fresh compressor each, since back-references
 	// cannot reach across the cached segments), a final empty block, then
-	// the CRC-32 and length of the whole uncompressed body.
-	h.Set("Content-Encoding", "gzip")
-	bw := bufio.NewWriterSize(w, 32<<10)
+	// the CRC-32 and length of the whole uncompressed body. The live runs
+	// are compressed first, so that the length is known.
+	zb := scratch.Get().(*bytes.Buffer)
+	defer putScratch(zb)
 	fw := flateWriters.Get().(*flate.Writer)
 	defer flateWriters.Put(fw)
-	var crc, size uint32
-	pending := []byte(nil) // live bytes not yet compressed
-	flushLive := func() {
-		if len(pending) == 0 {
-			return
+	zends := make([]int, len(pieces)) // end of each live piece in zb
+	for k, p := range pieces {
+		if !p.bulk {
+			fw.Reset(zb)
+			_, _ = fw.Write(liveBytes(p))
+			_ = fw.Flush()
 		}
-		fw.Reset(bw)
-		_, _ = fw.Write(pending)
-		_ = fw.Flush()
-		crc = crc32.Update(crc, crc32.IEEETable, pending)
-		size += uint32(len(pending))
-		pending = pending[:0]
+		zends[k] = zb.Len()
 	}
-	_, _ = bw.Write(gzipHeader[:])
-	merge(func(sg segment) {
-		flushLive()
-		_, _ = bw.Write(sg.b)
-		crc = crc32Combine(crc, sg.crc, sg.size)
-		size += sg.size
-	}, func(j int) { pending = append(pending, chunk(j)...) })
-	pending = append(pending, chunk(len(names))...)
-	flushLive()
-	fw.Reset(bw)
+	fw.Reset(zb)
 	_ = fw.Close() // the final, empty block
+	z := zb.Bytes()
+	n := len(gzipHeader) + len(z) + 8
+	for _, p := range pieces {
+		if p.bulk {
+			n += p.end - p.start
+		}
+	}
+	h.Set("Content-Encoding", "gzip")
+	h.Set("Content-Length", strconv.Itoa(n))
+	_, _ = w.Write(gzipHeader[:])
+	var crc, size uint32
+	zstart := 0
+	for k, p := range pieces {
+		if p.bulk {
+			_, _ = w.Write(bulk.buf[p.start:p.end])
+			for _, sg := range p.segs {
+				crc = crc32Combine(crc, sg.crc, sg.size)
+				size += sg.size
+			}
+			continue
+		}
+		_, _ = w.Write(z[zstart:zends[k]])
+		zstart = zends[k]
+		b := liveBytes(p)
+		crc = crc32.Update(crc, crc32.IEEETable, b)
+		size += uint32(len(b))
+	}
 	var trailer [8]byte
 	binary.LittleEndian.PutUint32(trailer[:4], crc)
 	binary.LittleEndian.PutUint32(trailer[4:], size)
-	_, _ = bw.Write(trailer[:])
-	_ = bw.Flush()
+	_, _ = w.Write(z[zstart:]) // the final block
+	_, _ = w.Write(trailer[:])
 }
 
 // gzipHeader is a gzip member header (RFC 1952): deflate, no flags, no
@@ -323,79 +647,17 @@ var flateWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-// encode returns the bulk part of generation g for key, gathering and
-// encoding it on the first request for key; live are the names of the
-// live families (sorted), where a gzip encoding is cut.
-func (x *Exposition) encode(g *generation, key cacheKey, live []string) (*encoded, error) {
-	g.mu.Lock()
-	en := g.enc[key]
-	if en == nil {
-		en = &encoded{}
-		g.enc[key] = en
-	}
-	g.mu.Unlock()
-	en.once.Do(func() {
-		mfs, err := x.bulk.Gather()
-		if err != nil {
-			en.err = fmt.Errorf("gathering the collectors' snapshots: %w", err)
-			return
-		}
-		names := make(map[string]bool, len(mfs))
-		var plain bytes.Buffer
-		e := expfmt.NewEncoder(&plain, key.format)
-		var segs []segment
-		start := 0 // of the current segment in plain
-		cut := func() {
-			if plain.Len() > start {
-				segs = append(segs, segment{b: bytes.Clone(plain.Bytes()[start:])})
-				start = plain.Len()
-			}
-		}
-		var firsts []string
-		for k, mf := range mfs {
-			name := mf.GetName()
-			names[name] = true
-			// Identity: one segment per family; gzip: a new segment
-			// when a live family sorts between this family and the
-			// previous one.
-			if k > 0 && (!key.gzip || liveBetween(live, mfs[k-1].GetName(), name)) {
-				cut()
-			}
-			if plain.Len() == start {
-				firsts = append(firsts, name)
-			}
-			if err := e.Encode(mf); err != nil {
-				en.err = fmt.Errorf("encoding %s: %w", name, err)
-				return
-			}
-		}
-		cut()
-		for i := range segs {
-			segs[i].first = firsts[i]
-		}
-		g.mu.Lock()
-		g.names = names
-		g.mu.Unlock()
-		if key.gzip {
-			var buf bytes.Buffer
-			fw, _ := flate.NewWriter(&buf, flate.DefaultCompression)
-			for i, sg := range segs {
-				buf.Reset()
-				fw.Reset(&buf)
-				_, _ = fw.Write(sg.b)
-				_ = fw.Flush() // byte-aligned and not final
-				segs[i] = segment{first: sg.first, b: bytes.Clone(buf.Bytes()), crc: crc32.ChecksumIEEE(sg.b), size: uint32(len(sg.b))}
-			}
-		}
-		en.segs = segs
-	})
-	return en, en.err
-}
+// scratch holds the per-scrape buffers of the live part.
+var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// liveBetween reports whether a live family sorts between a and b.
-func liveBetween(live []string, a, b string) bool {
-	i, _ := slices.BinarySearch(live, a)
-	return i < len(live) && live[i] < b && live[i] != a
+// putScratch returns b to the pool unless it grew large (a live part is a
+// few tens of kilobytes).
+func putScratch(b *bytes.Buffer) {
+	if b.Cap() > 1<<20 {
+		return
+	}
+	b.Reset()
+	scratch.Put(b)
 }
 
 // crc32Combine returns the CRC-32 (IEEE) of A followed by B from crcA,
