@@ -27,3 +27,7 @@ func (x *Exposition) Generations() int64 { return x.built.Load() }
 
 // WaitEncoded waits until the collectors' current snapshots are encoded.
 func (x *Exposition) WaitEncoded(t *testing.T) { waitEncoded(t, x) }
+
+// GatheredTogether reports whether two collectors emitted the same family,
+// so that the snapshots are gathered together rather than one by one.
+func (x *Exposition) GatheredTogether() bool { return x.joint.Load() }

@@ -70,9 +70,13 @@ type Exposition struct {
 	formatsMu sync.Mutex
 	formats   map[cacheKey]time.Time // the last request in each format
 
-	// Counters for tests and benchmarks: generations built, formats
-	// encoded (each identity or gzip body counts one), and the encodings
-	// done on a request's path.
+	// joint: two collectors emit the same family, so that the snapshots
+	// are gathered together (a part over all), not one by one.
+	joint atomic.Bool
+
+	// Counters for tests and benchmarks: generations built, parts encoded
+	// in a format (each identity or gzip body counts one), and formats
+	// encoded on a request's path.
 	built, encodings, onRequest atomic.Int64
 	// beforeBuild, when set, runs before the background worker gathers a
 	// generation (tests block the encoder with it).
@@ -93,19 +97,33 @@ type snapshotID struct {
 	n    int
 }
 
+func idOf(ms []prometheus.Metric) snapshotID {
+	return snapshotID{unsafe.Pointer(unsafe.SliceData(ms)), len(ms)}
+}
+
 type cacheKey struct {
 	format expfmt.Format
 	gzip   bool
 }
 
-// encoded is the snapshots' part in one format: one buffer, the families
-// in name order, cut into one segment per family so that the live
-// families can be inserted in order. For gzip, each segment is a deflate
-// stream sync-flushed (byte aligned, not final) with the CRC-32 and length
-// of its uncompressed bytes, so that any run of them splices into one gzip
-// member.
+// part is one collector's snapshot (or, when two collectors emit the same
+// family, all of them), encoded in the formats asked for. A part is
+// reused by the next generations until its collector publishes again, so
+// that a publish re-encodes only its own collector's families.
+type part struct {
+	snap []prometheus.Metric
+	mu   sync.Mutex
+	enc  map[cacheKey]*encoded
+}
+
+// encoded is a part in one format: one buffer, the families in name order,
+// cut into one segment per family so that the families of the other parts
+// and the live ones can be inserted in order. For gzip, each segment is a
+// deflate stream sync-flushed (byte aligned, not final) with the CRC-32
+// and length of its uncompressed bytes, so that any sequence of them
+// splices into one gzip member.
 type encoded struct {
-	once sync.Once
+	done chan struct{} // closed once the fields below are set
 	buf  []byte
 	segs []segment
 	err  error
@@ -117,52 +135,34 @@ type segment struct {
 	crc, size uint32 // gzip: of the uncompressed family
 }
 
-// generation is the cache of one set of published snapshots.
+// generation is the cache of one set of published snapshots: their parts
+// and, per format, the parts' segments merged in name order.
 type generation struct {
 	ids   []snapshotID
-	snaps [][]prometheus.Metric
+	parts []*part
 	mu    sync.Mutex
-	names map[string]bool // families of the snapshots, once gathered
-	enc   map[cacheKey]*encoded
+	views map[cacheKey]*view
 }
 
-// get returns g's entry for key, an empty one when key was not encoded.
-func (g *generation) get(key cacheKey) *encoded {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	en := g.enc[key]
-	if en == nil {
-		en = &encoded{}
-		g.enc[key] = en
-	}
-	return en
+// view is a generation's body in one format, but for the live families:
+// every part's segments, in name order.
+type view struct {
+	once  sync.Once
+	segs  []piece
+	size  int
+	names map[string]bool
+	err   error
 }
 
-// has reports whether g holds every key, encoded.
-func (g *generation) has(keys []cacheKey) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range keys {
-		if g.enc[k] == nil {
-			return false
-		}
-	}
-	return true
+// piece is a family's segment in the buffer of its part.
+type piece struct {
+	first     string
+	b         []byte
+	crc, size uint32
 }
 
-func (g *generation) families() map[string]bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.names
-}
-
-func (g *generation) setFamilies(names map[string]bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.names == nil {
-		g.names = names
-	}
-}
+// errOverlap: two collectors emit the same family, which one gather must merge.
+var errOverlap = errors.New("two collectors emit the same family")
 
 // snapsCollector emits a set of snapshots.
 type snapsCollector [][]prometheus.Metric
@@ -272,10 +272,11 @@ func (x *Exposition) refresh() {
 	}
 	snaps, ids := x.snapshots()
 	keys := x.inUse()
-	if g := x.ready.Load(); g != nil && slices.Equal(ids, g.ids) && g.has(keys) {
+	prev := x.ready.Load()
+	if prev != nil && slices.Equal(ids, prev.ids) && prev.has(keys) {
 		return
 	}
-	x.ready.Store(x.newGeneration(ids, snaps, keys))
+	x.ready.Store(x.newGeneration(prev, ids, snaps, keys, false))
 }
 
 // first returns the ready generation, building it on the request's path
@@ -287,9 +288,7 @@ func (x *Exposition) first() *generation {
 		return g
 	}
 	snaps, ids := x.snapshots()
-	keys := x.inUse()
-	x.onRequest.Add(int64(len(keys)))
-	g := x.newGeneration(ids, snaps, keys)
+	g := x.newGeneration(nil, ids, snaps, x.inUse(), true)
 	x.ready.Store(g)
 	return g
 }
@@ -300,7 +299,7 @@ func (x *Exposition) snapshots() ([][]prometheus.Metric, []snapshotID) {
 	ids := make([]snapshotID, len(x.collectors))
 	for i, c := range x.collectors {
 		snaps[i] = c.Metrics()
-		ids[i] = snapshotID{unsafe.Pointer(unsafe.SliceData(snaps[i])), len(snaps[i])}
+		ids[i] = idOf(snaps[i])
 	}
 	return snaps, ids
 }
@@ -308,8 +307,7 @@ func (x *Exposition) snapshots() ([][]prometheus.Metric, []snapshotID) {
 // stale reports whether a collector has published since g was built.
 func (x *Exposition) stale(g *generation) bool {
 	for i, c := range x.collectors {
-		ms := c.Metrics()
-		if (snapshotID{unsafe.Pointer(unsafe.SliceData(ms)), len(ms)}) != g.ids[i] {
+		if idOf(c.Metrics()) != g.ids[i] {
 			return true
 		}
 	}
@@ -339,83 +337,161 @@ func (x *Exposition) inUse() []cacheKey {
 	return keys
 }
 
-// newGeneration gathers snaps once and encodes them in every format of keys.
-func (x *Exposition) newGeneration(ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey) *generation {
+// newGeneration returns the generation of snaps, encoded in every format
+// of keys: the parts of prev whose snapshot is unchanged are reused, the
+// others gathered once and encoded. onRequest: built on a request's path
+// (counted as such).
+func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey, onRequest bool) *generation {
 	x.built.Add(1)
-	g := &generation{ids: ids, snaps: snaps, enc: make(map[cacheKey]*encoded, len(keys))}
+	g := &generation{ids: ids, views: map[cacheKey]*view{}}
+	if x.joint.Load() {
+		// Families shared between collectors: one part over all.
+		g.parts = []*part{{snap: slices.Concat(snaps...), enc: map[cacheKey]*encoded{}}}
+	} else {
+		g.parts = make([]*part, len(snaps))
+		for i, s := range snaps {
+			if prev != nil && len(prev.parts) == len(snaps) && prev.ids[i] == ids[i] {
+				g.parts[i] = prev.parts[i]
+			} else {
+				g.parts[i] = &part{snap: s, enc: map[cacheKey]*encoded{}}
+			}
+		}
+	}
 	if len(keys) == 0 {
 		return g
 	}
-	mfs, names, err := gather(snaps)
-	g.names = names
-	formats := map[expfmt.Format][2]bool{} // identity, gzip
-	for _, k := range keys {
-		f := formats[k.format]
-		if k.gzip {
-			f[1] = true
-		} else {
-			f[0] = true
-		}
-		formats[k.format] = f
+	before := x.encodings.Load()
+	for _, p := range g.parts {
+		x.encodePart(p, keys)
 	}
-	for format, want := range formats {
-		var plain *encoded
-		if err == nil {
-			plain = encodePlain(mfs, format)
-		} else {
-			plain = &encoded{err: err}
-		}
-		if want[0] {
-			x.encodings.Add(1)
-			plain.once.Do(func() {})
-			g.enc[cacheKey{format, false}] = plain
-		}
-		if want[1] {
-			x.encodings.Add(1)
-			z := compress(plain)
-			z.once.Do(func() {})
-			g.enc[cacheKey{format, true}] = z
+	if onRequest && x.encodings.Load() > before {
+		x.onRequest.Add(int64(len(keys)))
+	}
+	for _, k := range keys {
+		if v := g.view(x, k, false); errors.Is(v.err, errOverlap) && !x.joint.Load() {
+			x.joint.Store(true)
+			return x.newGeneration(nil, ids, snaps, keys, onRequest)
 		}
 	}
 	return g
 }
 
-// encode fills en, g's entry for key, on a request's path: the format was
-// not in use when g was built.
-func (x *Exposition) encode(g *generation, key cacheKey, en *encoded) {
-	en.once.Do(func() {
+// encodePart encodes p in every format of keys it lacks, from one gather.
+func (x *Exposition) encodePart(p *part, keys []cacheKey) {
+	p.mu.Lock()
+	var missing []cacheKey
+	for _, k := range keys {
+		if p.enc[k] == nil {
+			missing = append(missing, k)
+			p.enc[k] = &encoded{done: make(chan struct{})}
+		}
+	}
+	todo := make([]*encoded, len(missing))
+	for i, k := range missing {
+		todo[i] = p.enc[k]
+	}
+	p.mu.Unlock()
+	if len(missing) == 0 {
+		return
+	}
+	mfs, err := gather(p.snap)
+	plain := map[expfmt.Format]*encoded{}
+	for i, k := range missing {
 		x.encodings.Add(1)
-		x.onRequest.Add(1)
-		mfs, names, err := gather(g.snaps)
+		en := todo[i]
 		if err != nil {
 			en.err = err
-			return
+			close(en.done)
+			continue
 		}
-		g.setFamilies(names)
-		e := encodePlain(mfs, key.format)
-		if key.gzip {
+		e := plain[k.format]
+		if e == nil {
+			e = encodePlain(mfs, k.format)
+			plain[k.format] = e
+		}
+		if k.gzip {
 			e = compress(e)
 		}
 		en.buf, en.segs, en.err = e.buf, e.segs, e.err
-	})
+		close(en.done)
+	}
 }
 
-// gather gathers snaps (sorted, checked for consistency) and returns the
-// families and their names.
-func gather(snaps [][]prometheus.Metric) ([]*dto.MetricFamily, map[string]bool, error) {
+// has reports whether g holds every key, encoded.
+func (g *generation) has(keys []cacheKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range keys {
+		if g.views[k] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// view returns g's body in format key, encoding the parts that lack it
+// (on a request's path when the format was not in use when g was built).
+func (g *generation) view(x *Exposition, key cacheKey, onRequest bool) *view {
+	g.mu.Lock()
+	v := g.views[key]
+	if v == nil {
+		v = &view{}
+		g.views[key] = v
+	}
+	g.mu.Unlock()
+	v.once.Do(func() {
+		before := x.encodings.Load()
+		var ens []*encoded
+		for _, p := range g.parts {
+			x.encodePart(p, []cacheKey{key})
+			p.mu.Lock()
+			en := p.enc[key]
+			p.mu.Unlock()
+			<-en.done // encoded by a concurrent view of another generation
+			ens = append(ens, en)
+		}
+		if onRequest && x.encodings.Load() > before {
+			x.onRequest.Add(1)
+		}
+		n := 0
+		for _, en := range ens {
+			if en.err != nil {
+				v.err = en.err
+				return
+			}
+			n += len(en.segs)
+			v.size += len(en.buf)
+		}
+		v.segs = make([]piece, 0, n)
+		v.names = make(map[string]bool, n)
+		for _, en := range ens {
+			start := 0
+			for _, sg := range en.segs {
+				if v.names[sg.first] {
+					v.err = fmt.Errorf("%w: %s", errOverlap, sg.first)
+					return
+				}
+				v.names[sg.first] = true
+				v.segs = append(v.segs, piece{first: sg.first, b: en.buf[start:sg.end], crc: sg.crc, size: sg.size})
+				start = sg.end
+			}
+		}
+		slices.SortFunc(v.segs, func(a, b piece) int { return strings.Compare(a.first, b.first) })
+	})
+	return v
+}
+
+// gather gathers a snapshot (sorted, checked for consistency).
+func gather(snap []prometheus.Metric) ([]*dto.MetricFamily, error) {
 	reg := prometheus.NewRegistry()
-	if err := reg.Register(uncheckedCollector{snapsCollector(snaps)}); err != nil {
-		return nil, nil, err
+	if err := reg.Register(uncheckedCollector{snapsCollector{snap}}); err != nil {
+		return nil, err
 	}
 	mfs, err := reg.Gather()
 	if err != nil {
-		return nil, nil, fmt.Errorf("gathering the collectors' snapshots: %w", err)
+		return nil, fmt.Errorf("gathering the collectors' snapshots: %w", err)
 	}
-	names := make(map[string]bool, len(mfs))
-	for _, mf := range mfs {
-		names[mf.GetName()] = true
-	}
-	return mfs, names, nil
+	return mfs, nil
 }
 
 // encodePlain encodes mfs in format, one segment per family.
@@ -481,8 +557,7 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// scheduler): encode it for the next scrape.
 		x.Published()
 	}
-	bulk := g.get(key)
-	x.encode(g, key, bulk) // a no-op unless the format is new to g
+	bulk := g.view(x, key, true) // encodes only a format new to g
 	if bulk.err != nil {
 		x.errs.WithLabelValues("gathering").Inc()
 		x.logger.Error("error gathering or encoding the collectors' metrics", "err", bulk.err)
@@ -498,9 +573,8 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	bulkNames := g.families()
 	for _, mf := range liveMFs {
-		if bulkNames[mf.GetName()] {
+		if bulk.names[mf.GetName()] {
 			// A family in both parts: one full gather merges it.
 			x.full.ServeHTTP(w, r)
 			return
@@ -524,62 +598,52 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ends = append(ends, lb.Len())
 	live := lb.Bytes()
-	// The body in order: runs of the snapshots' segments (contiguous in
-	// the cached buffer, served as they are) and of live families, merged
-	// by name as promhttp sorts them.
-	type piece struct {
-		bulk       bool
-		start, end int // in bulk.buf, or chunks [start, end) of live
-		segs       []segment
+	// The body in order: the snapshots' families (each a segment of a
+	// cached buffer, served as it is) and runs of live families, merged by
+	// name as promhttp sorts them. A run is chunks [start, end) of live.
+	type item struct {
+		seg        *piece
+		start, end int
 	}
-	var pieces []piece
+	items := make([]item, 0, len(bulk.segs)+len(liveMFs)+1)
 	i, j := 0, 0
 	for i < len(bulk.segs) || j < len(liveMFs) {
 		if j < len(liveMFs) && (i == len(bulk.segs) || liveMFs[j].GetName() < bulk.segs[i].first) {
-			if n := len(pieces); n > 0 && !pieces[n-1].bulk {
-				pieces[n-1].end = j + 1
+			if n := len(items); n > 0 && items[n-1].seg == nil {
+				items[n-1].end = j + 1
 			} else {
-				pieces = append(pieces, piece{start: j, end: j + 1})
+				items = append(items, item{start: j, end: j + 1})
 			}
 			j++
 			continue
 		}
-		start := 0
-		if i > 0 {
-			start = bulk.segs[i-1].end
-		}
-		if n := len(pieces); n > 0 && pieces[n-1].bulk {
-			pieces[n-1].end = bulk.segs[i].end
-			pieces[n-1].segs = bulk.segs[i-len(pieces[n-1].segs) : i+1]
-		} else {
-			pieces = append(pieces, piece{bulk: true, start: start, end: bulk.segs[i].end, segs: bulk.segs[i : i+1]})
-		}
+		items = append(items, item{seg: &bulk.segs[i]})
 		i++
 	}
 	// The closing chunk joins the last live run, or makes one.
-	if n := len(pieces); n > 0 && !pieces[n-1].bulk {
-		pieces[n-1].end = len(liveMFs) + 1
+	if n := len(items); n > 0 && items[n-1].seg == nil {
+		items[n-1].end = len(liveMFs) + 1
 	} else {
-		pieces = append(pieces, piece{start: len(liveMFs), end: len(liveMFs) + 1})
+		items = append(items, item{start: len(liveMFs), end: len(liveMFs) + 1})
 	}
-	liveBytes := func(p piece) []byte {
+	run := func(it item) []byte {
 		s := 0
-		if p.start > 0 {
-			s = ends[p.start-1]
+		if it.start > 0 {
+			s = ends[it.start-1]
 		}
-		return live[s:ends[p.end-1]]
+		return live[s:ends[it.end-1]]
 	}
 	h := w.Header()
 	h.Add("Vary", "Accept")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Type", string(format))
 	if !key.gzip {
-		h.Set("Content-Length", strconv.Itoa(len(bulk.buf)+len(live)))
-		for _, p := range pieces {
-			if p.bulk {
-				_, _ = w.Write(bulk.buf[p.start:p.end])
+		h.Set("Content-Length", strconv.Itoa(bulk.size+len(live)))
+		for _, it := range items {
+			if it.seg != nil {
+				_, _ = w.Write(it.seg.b)
 			} else {
-				_, _ = w.Write(liveBytes(p))
+				_, _ = w.Write(run(it))
 			}
 		}
 		return
@@ -593,11 +657,11 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer putScratch(zb)
 	fw := flateWriters.Get().(*flate.Writer)
 	defer flateWriters.Put(fw)
-	zends := make([]int, len(pieces)) // end of each live piece in zb
-	for k, p := range pieces {
-		if !p.bulk {
+	zends := make([]int, len(items)) // end of each live run in zb
+	for k, it := range items {
+		if it.seg == nil {
 			fw.Reset(zb)
-			_, _ = fw.Write(liveBytes(p))
+			_, _ = fw.Write(run(it))
 			_ = fw.Flush()
 		}
 		zends[k] = zb.Len()
@@ -605,29 +669,21 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fw.Reset(zb)
 	_ = fw.Close() // the final, empty block
 	z := zb.Bytes()
-	n := len(gzipHeader) + len(z) + 8
-	for _, p := range pieces {
-		if p.bulk {
-			n += p.end - p.start
-		}
-	}
 	h.Set("Content-Encoding", "gzip")
-	h.Set("Content-Length", strconv.Itoa(n))
+	h.Set("Content-Length", strconv.Itoa(len(gzipHeader)+bulk.size+len(z)+8))
 	_, _ = w.Write(gzipHeader[:])
 	var crc, size uint32
 	zstart := 0
-	for k, p := range pieces {
-		if p.bulk {
-			_, _ = w.Write(bulk.buf[p.start:p.end])
-			for _, sg := range p.segs {
-				crc = crc32Combine(crc, sg.crc, sg.size)
-				size += sg.size
-			}
+	for k, it := range items {
+		if it.seg != nil {
+			_, _ = w.Write(it.seg.b)
+			crc = crc32Combine(crc, it.seg.crc, it.seg.size)
+			size += it.seg.size
 			continue
 		}
 		_, _ = w.Write(z[zstart:zends[k]])
 		zstart = zends[k]
-		b := liveBytes(p)
+		b := run(it)
 		crc = crc32.Update(crc, crc32.IEEETable, b)
 		size += uint32(len(b))
 	}

@@ -45,6 +45,9 @@ func TestAppHandlerEncodesEveryRunInBackground(t *testing.T) {
 	if n := x.EncodingsOnRequest(); n != 1 {
 		t.Errorf("%d encodings on the request path, want 1 (the first scrape)", n)
 	}
+	if x.GatheredTogether() {
+		t.Error("the collectors' families overlap: every publish re-encodes every collector's snapshot")
+	}
 	if n := x.Generations(); n < 3 {
 		t.Errorf("%d generations built, want one per cycle at least (3)", n)
 	}

@@ -173,14 +173,16 @@ func BenchmarkExpositionBuild(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			var g *generation
 			for b.Loop() {
-				g = x.newGeneration(ids, snaps, tc.keys)
+				g = x.newGeneration(nil, ids, snaps, tc.keys, false)
 			}
 			kept := 0
-			for _, en := range g.enc {
-				if en.err != nil {
-					b.Fatal(en.err)
+			for _, p := range g.parts {
+				for _, en := range p.enc {
+					if en.err != nil {
+						b.Fatal(en.err)
+					}
+					kept += cap(en.buf) + cap(en.segs)*int(unsafe.Sizeof(segment{}))
 				}
-				kept += cap(en.buf) + cap(en.segs)*int(unsafe.Sizeof(segment{}))
 			}
 			b.ReportMetric(float64(kept), "bytes-kept")
 		})

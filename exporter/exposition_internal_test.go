@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -482,5 +483,102 @@ func TestCRC32Combine(t *testing.T) {
 		if want := crc32.ChecksumIEEE(data); got != want {
 			t.Errorf("cut at %d: %08x, want %08x", cut, got, want)
 		}
+	}
+}
+
+// fixed is a collector with a fixed snapshot, replaced by the test.
+type fixed struct {
+	name string
+	p    atomic.Pointer[[]prometheus.Metric]
+}
+
+func (f *fixed) Name() string                         { return f.name }
+func (f *fixed) Run(context.Context, time.Time) error { return nil }
+func (f *fixed) Metrics() []prometheus.Metric         { return *f.p.Load() }
+func (f *fixed) store(ms ...prometheus.Metric)        { f.p.Store(&ms) }
+func (f *fixed) tables(family string, names ...string) {
+	var ms []prometheus.Metric
+	for _, n := range names {
+		ms = append(ms, catalogue.MustMetric(family, 1, "acct", "us-east-1", n, "PROVISIONED", "STANDARD", "ACTIVE"))
+	}
+	f.store(ms...)
+}
+
+// sameAsPromhttp checks that every format of x serves what promhttp serves
+// over reg.
+func sameAsPromhttp(t *testing.T, x http.Handler, reg *prometheus.Registry) {
+	t.Helper()
+	full, err := Handler(reg, "/metrics", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range textFormats {
+		for _, enc := range []string{"", "gzip"} {
+			gb, wb := body(t, get(t, x, f.accept, enc)), body(t, get(t, full, f.accept, enc))
+			if g, w := stable(gb), stable(wb); !slices.Equal(g, w) {
+				t.Errorf("%s %q: lines differ from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
+			}
+			if g, w := familyOrder(gb), familyOrder(wb); !slices.Equal(g, w) {
+				t.Errorf("%s %q: family order differs from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
+			}
+		}
+	}
+}
+
+// A publish re-encodes only its own collector's families; the others'
+// are reused as they were encoded.
+func TestExpositionReencodesOnlyThePublishingCollector(t *testing.T) {
+	a, b := &fixed{name: "a"}, &fixed{name: "b"}
+	a.tables(catalogue.TableInfo, "orders", "payments")
+	b.store(catalogue.MustMetric(catalogue.ProvisionedReadCapacityUnits, 5, "acct", "us-east-1", "orders", ""),
+		catalogue.MustMetric(catalogue.ExporterTables, 2, "acct", "us-east-1"))
+	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
+	reg, err := NewRegistry(e, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsPromhttp(t, x, reg)
+	formats := x.encodings.Load() / 2 // two parts
+	b.store(catalogue.MustMetric(catalogue.ProvisionedReadCapacityUnits, 7, "acct", "us-east-1", "orders", ""))
+	x.Published()
+	waitEncoded(t, x)
+	if n := x.encodings.Load() - 2*formats; n != formats {
+		t.Errorf("a publish of one collector of two: %d parts encoded, want %d (its own, per format)", n, formats)
+	}
+	sameAsPromhttp(t, x, reg)
+	if x.joint.Load() {
+		t.Error("disjoint collectors gathered together")
+	}
+}
+
+// Two collectors emitting the same family: the snapshots are gathered
+// together, so that the family is one block, as promhttp serves it.
+func TestExpositionMergesFamilySharedByCollectors(t *testing.T) {
+	a, b := &fixed{name: "a"}, &fixed{name: "b"}
+	a.tables(catalogue.TableInfo, "orders", "payments")
+	b.tables(catalogue.TableInfo, "accounts")
+	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
+	reg, err := NewRegistry(e, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsPromhttp(t, x, reg)
+	if !x.joint.Load() {
+		t.Error("a family shared by two collectors did not make them gathered together")
+	}
+	b.tables(catalogue.TableInfo, "accounts", "users")
+	x.Published()
+	waitEncoded(t, x)
+	sameAsPromhttp(t, x, reg)
+	if n := tableInfos(t, x, "", "gzip"); n != 4 {
+		t.Errorf("%d table_info series, want 4", n)
 	}
 }
