@@ -30,27 +30,30 @@ import (
 // not changed. The exposition has two parts:
 //
 //   - the collectors' snapshots (nearly every series), which change only
-//     when a collector publishes a new snapshot after a cycle: each new set
-//     of snapshots is gathered once and encoded, in the background, in
-//     every format scraped lately (and compressed once for gzip); every
-//     scrape until the next set is published serves those bytes as they
-//     are;
+//     when a collector publishes a new snapshot after a cycle: each new
+//     snapshot is gathered once and encoded, in the background, in every
+//     format scraped lately (and compressed once for gzip), and the other
+//     collectors' encodings are reused; every scrape until the next
+//     publish serves those bytes as they are, without copying them;
 //   - the live part (self-metrics, build info, Go and process metrics, the
 //     handler's error counter), a few hundred series, gathered and encoded
 //     on every scrape.
 //
-// The body is the snapshots' families followed by the live families (the
-// two sets of names are disjoint; were they not, the scrape falls back to
-// one full gather). Text, OpenMetrics and protobuf are served this way,
+// The body is the snapshots' families and the live families merged in
+// name order, as promhttp sorts them (the two sets of names are disjoint;
+// were they not, the scrape falls back to one full gather). Text, OpenMetrics and protobuf are served this way,
 // identity or gzip; a request filtering families (name[]) or negotiating
 // another encoding is served by promhttp over the full registry.
 //
 // A scrape never waits for an encoding, with two exceptions: the first
 // scrape of all (nothing is encoded yet), and the first scrape in a format
-// nobody asked for in the last formatKeep (encoding every format on every
-// publish would cost the CPU and memory of formats nobody reads). While a
-// new set of snapshots is being encoded, scrapes serve the previous set,
-// complete.
+// nobody asked for in the last formatKeep (concurrent ones share that
+// encoding). Encoding every format on every publish instead would cost
+// about three times the CPU and, at 1,000 tables, 55 MB of bodies nobody
+// reads (BenchmarkExpositionBuild): a Prometheus server asks for one
+// format. While a new snapshot is being encoded, scrapes serve the
+// previous one, complete; a generation replaced is freed once the scrapes
+// serving it are done.
 type Exposition struct {
 	collectors []collectors.Collector
 	live       *prometheus.Registry // everything else
@@ -352,6 +355,7 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 		for i, s := range snaps {
 			if prev != nil && len(prev.parts) == len(snaps) && prev.ids[i] == ids[i] {
 				g.parts[i] = prev.parts[i]
+				g.parts[i].retain(keys)
 			} else {
 				g.parts[i] = &part{snap: s, enc: map[cacheKey]*encoded{}}
 			}
@@ -376,44 +380,59 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 	return g
 }
 
-// encodePart encodes p in every format of keys it lacks, from one gather.
-func (x *Exposition) encodePart(p *part, keys []cacheKey) {
+// encodePart encodes p in every format of keys it lacks, from one gather,
+// and returns its encodings of keys (waiting for those another goroutine
+// is encoding).
+func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
+	ens := make([]*encoded, len(keys))
+	var todo []int // indexes in keys of the encodings to do here
 	p.mu.Lock()
-	var missing []cacheKey
-	for _, k := range keys {
+	for i, k := range keys {
 		if p.enc[k] == nil {
-			missing = append(missing, k)
 			p.enc[k] = &encoded{done: make(chan struct{})}
+			todo = append(todo, i)
 		}
-	}
-	todo := make([]*encoded, len(missing))
-	for i, k := range missing {
-		todo[i] = p.enc[k]
+		ens[i] = p.enc[k]
 	}
 	p.mu.Unlock()
-	if len(missing) == 0 {
-		return
-	}
-	mfs, err := gather(p.snap)
-	plain := map[expfmt.Format]*encoded{}
-	for i, k := range missing {
-		x.encodings.Add(1)
-		en := todo[i]
-		if err != nil {
-			en.err = err
+	if len(todo) > 0 {
+		mfs, err := gather(p.snap)
+		plain := map[expfmt.Format]*encoded{}
+		for _, i := range todo {
+			x.encodings.Add(1)
+			k, en := keys[i], ens[i]
+			if err != nil {
+				en.err = err
+				close(en.done)
+				continue
+			}
+			e := plain[k.format]
+			if e == nil {
+				e = encodePlain(mfs, k.format)
+				plain[k.format] = e
+			}
+			if k.gzip {
+				e = compress(e)
+			}
+			en.buf, en.segs, en.err = e.buf, e.segs, e.err
 			close(en.done)
-			continue
 		}
-		e := plain[k.format]
-		if e == nil {
-			e = encodePlain(mfs, k.format)
-			plain[k.format] = e
+	}
+	for _, en := range ens {
+		<-en.done
+	}
+	return ens
+}
+
+// retain forgets p's encodings in formats other than keys (the views
+// built from them keep what they use).
+func (p *part) retain(keys []cacheKey) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.enc {
+		if !slices.Contains(keys, k) {
+			delete(p.enc, k)
 		}
-		if k.gzip {
-			e = compress(e)
-		}
-		en.buf, en.segs, en.err = e.buf, e.segs, e.err
-		close(en.done)
 	}
 }
 
@@ -443,12 +462,7 @@ func (g *generation) view(x *Exposition, key cacheKey, onRequest bool) *view {
 		before := x.encodings.Load()
 		var ens []*encoded
 		for _, p := range g.parts {
-			x.encodePart(p, []cacheKey{key})
-			p.mu.Lock()
-			en := p.enc[key]
-			p.mu.Unlock()
-			<-en.done // encoded by a concurrent view of another generation
-			ens = append(ens, en)
+			ens = append(ens, x.encodePart(p, []cacheKey{key})[0])
 		}
 		if onRequest && x.encodings.Load() > before {
 			x.onRequest.Add(1)

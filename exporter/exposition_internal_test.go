@@ -582,3 +582,39 @@ func TestExpositionMergesFamilySharedByCollectors(t *testing.T) {
 		t.Errorf("%d table_info series, want 4", n)
 	}
 }
+
+// A collector's part, reused while it publishes nothing new, keeps only
+// the formats in use: a format no longer asked for is freed at the next
+// publish of any collector.
+func TestExpositionFreesUnusedFormatsOfReusedParts(t *testing.T) {
+	a, b := &fixed{name: "a"}, &fixed{name: "b"}
+	a.tables(catalogue.TableInfo, "orders")
+	b.store(catalogue.MustMetric(catalogue.ExporterTables, 1, "acct", "us-east-1"))
+	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
+	reg, err := NewRegistry(e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := NewExposition(e, reg, false, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	x.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tableInfos(t, x, protoAccept, "")
+	mu.Lock()
+	now = now.Add(formatKeep + time.Minute)
+	mu.Unlock()
+	tableInfos(t, x, "", "gzip")
+	b.store(catalogue.MustMetric(catalogue.ExporterTables, 2, "acct", "us-east-1"))
+	x.Published()
+	waitEncoded(t, x)
+	g := x.ready.Load()
+	pa := g.parts[0]
+	pa.mu.Lock()
+	defer pa.mu.Unlock()
+	if _, ok := pa.enc[cacheKey{expfmt.FmtProtoDelim, false}]; ok || len(pa.enc) != 1 {
+		t.Errorf("collector a's part after protobuf went unused: %d formats kept (protobuf kept: %v), want text+gzip only", len(pa.enc), ok)
+	}
+}
