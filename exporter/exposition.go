@@ -142,6 +142,7 @@ type segment struct {
 // and, per format, the parts' segments merged in name order.
 type generation struct {
 	ids   []snapshotID
+	joint bool // one part over all the snapshots
 	parts []*part
 	mu    sync.Mutex
 	views map[cacheKey]*view
@@ -276,7 +277,7 @@ func (x *Exposition) refresh() {
 	snaps, ids := x.snapshots()
 	keys := x.inUse()
 	prev := x.ready.Load()
-	if prev != nil && slices.Equal(ids, prev.ids) && prev.has(keys) {
+	if prev != nil && slices.Equal(ids, prev.ids) && prev.joint == x.joint.Load() && prev.has(keys) {
 		return
 	}
 	x.ready.Store(x.newGeneration(prev, ids, snaps, keys, false))
@@ -346,8 +347,8 @@ func (x *Exposition) inUse() []cacheKey {
 // (counted as such).
 func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey, onRequest bool) *generation {
 	x.built.Add(1)
-	g := &generation{ids: ids, views: map[cacheKey]*view{}}
-	if x.joint.Load() {
+	g := &generation{ids: ids, joint: x.joint.Load(), views: map[cacheKey]*view{}}
+	if g.joint {
 		// Families shared between collectors: one part over all.
 		g.parts = []*part{{snap: slices.Concat(snaps...), enc: map[cacheKey]*encoded{}}}
 	} else {
@@ -572,6 +573,14 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		x.Published()
 	}
 	bulk := g.view(x, key, true) // encodes only a format new to g
+	if errors.Is(bulk.err, errOverlap) {
+		// Found on a format new to g: gather the snapshots together
+		// from now on; meanwhile, promhttp merges the family.
+		x.joint.Store(true)
+		x.Published()
+		x.full.ServeHTTP(w, r)
+		return
+	}
 	if bulk.err != nil {
 		x.errs.WithLabelValues("gathering").Inc()
 		x.logger.Error("error gathering or encoding the collectors' metrics", "err", bulk.err)

@@ -578,6 +578,26 @@ func TestExpositionMergesFamilySharedByCollectors(t *testing.T) {
 	x.Published()
 	waitEncoded(t, x)
 	sameAsPromhttp(t, x, reg)
+	// Found on a format first asked for after the snapshots were encoded
+	// (in no format yet): served merged, and not counted as an error.
+	y, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y.Published()
+	waitEncoded(t, y)
+	sameAsPromhttp(t, y, reg)
+	waitEncoded(t, y)
+	if !y.joint.Load() || y.ready.Load().joint != true {
+		t.Error("a family shared by two collectors, found on a scrape, did not make them gathered together")
+	}
+	var m dto.Metric
+	if err := y.errs.WithLabelValues("gathering").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if v := m.GetCounter().GetValue(); v != 0 {
+		t.Errorf("%v gathering errors counted for a family shared by two collectors", v)
+	}
 	if n := tableInfos(t, x, "", "gzip"); n != 4 {
 		t.Errorf("%d table_info series, want 4", n)
 	}
