@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -31,6 +33,56 @@ type App struct {
 
 	exporter       *Exporter
 	runtimeMetrics bool
+	// published tells the expositions built by Handler that a collector
+	// has run (and published a snapshot).
+	published *publisher
+}
+
+// publisher tells expositions that a collector has published a snapshot.
+// It holds them weakly: a handler dropped by its caller is not kept alive
+// (nor re-encoded on every publish) for the app's sake.
+type publisher struct {
+	mu sync.Mutex
+	xs []weak.Pointer[Exposition]
+}
+
+func (p *publisher) add(x *Exposition) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.xs = append(p.xs, weak.Make(x))
+}
+
+// publish calls Published on every exposition still in use.
+func (p *publisher) publish() {
+	p.mu.Lock()
+	alive := p.xs[:0]
+	var xs []*Exposition
+	for _, w := range p.xs {
+		if x := w.Value(); x != nil {
+			alive = append(alive, w)
+			xs = append(xs, x)
+		}
+	}
+	clear(p.xs[len(alive):])
+	p.xs = alive
+	p.mu.Unlock()
+	for _, x := range xs {
+		x.Published()
+	}
+}
+
+// publishing is a collector whose runs are announced to a publisher once
+// done: each run publishes a snapshot (even a failed one keeps serving
+// what it knew, in a new snapshot or the same).
+type publishing struct {
+	collectors.Collector
+	p *publisher
+}
+
+// Run implements collectors.Collector.
+func (c publishing) Run(ctx context.Context, now time.Time) error {
+	defer c.p.publish()
+	return c.Collector.Run(ctx, now)
 }
 
 // Options tune Build.
@@ -110,9 +162,13 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 		jobs = append(jobs, Job{cw, cfg.Collectors.CloudWatch.Interval.D(), false})
 	}
 
+	// Every run, whoever drives it (the scheduler, a replay, a test),
+	// tells the expositions to encode the new snapshot.
+	pub := &publisher{}
 	cs := make([]collectors.Collector, len(jobs))
 	for i, j := range jobs {
 		cs[i] = j.Collector
+		jobs[i].Collector = publishing{j.Collector, pub}
 	}
 	exp := New(cs, self)
 	reg, err := NewRegistry(exp, opts.RuntimeMetrics)
@@ -134,6 +190,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 
 		exporter:       exp,
 		runtimeMetrics: opts.RuntimeMetrics,
+		published:      pub,
 	}, nil
 }
 

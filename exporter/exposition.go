@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
@@ -14,11 +13,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 	promcollectors "github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
@@ -28,69 +30,151 @@ import (
 // not changed. The exposition has two parts:
 //
 //   - the collectors' snapshots (nearly every series), which change only
-//     when a collector publishes a new snapshot after a cycle: they are
-//     gathered and encoded once per format (and compressed once for gzip),
-//     and the bytes are reused by every scrape until a snapshot changes;
+//     when a collector publishes a new snapshot after a cycle: each new
+//     snapshot is gathered once and encoded, in the background, in every
+//     format scraped lately (and compressed once for gzip), and the other
+//     collectors' encodings are reused; every scrape until the next
+//     publish serves those bytes as they are, without copying them;
 //   - the live part (self-metrics, build info, Go and process metrics, the
 //     handler's error counter), a few hundred series, gathered and encoded
 //     on every scrape.
 //
-// The body is the snapshots' families followed by the live families (the
-// two sets of names are disjoint; were they not, the scrape falls back to
-// one full gather). Text, OpenMetrics and protobuf are served this way,
+// The body is the snapshots' families and the live families merged in
+// name order, as promhttp sorts them (the two sets of names are disjoint;
+// were they not, the scrape falls back to one full gather). Text, OpenMetrics and protobuf are served this way,
 // identity or gzip; a request filtering families (name[]) or negotiating
 // another encoding is served by promhttp over the full registry.
+//
+// A scrape never waits for an encoding, with two exceptions: the first
+// scrape of all (nothing is encoded yet), and the first scrape in a format
+// nobody asked for in the last formatKeep (concurrent ones share that
+// encoding). Encoding every format on every publish instead would cost
+// about three times the CPU and, at 1,000 tables, 55 MB of bodies nobody
+// reads (BenchmarkExpositionBuild): a Prometheus server asks for one
+// format. While a new snapshot is being encoded, scrapes serve the
+// previous one, complete; a generation replaced is freed once the scrapes
+// serving it are done.
 type Exposition struct {
 	collectors []collectors.Collector
-	bulk       *prometheus.Registry // the collectors' snapshots
 	live       *prometheus.Registry // everything else
 	full       http.Handler         // promhttp over the full registry
 	errs       *prometheus.CounterVec
 	logger     *slog.Logger
 
-	mu  sync.Mutex
-	gen *generation
+	// ready is the generation every scrape serves: complete in the
+	// formats it was built with, extended on request with others.
+	ready atomic.Pointer[generation]
+	// building serialises the building of generations.
+	building sync.Mutex
+	// dirty: a snapshot was published since the worker last looked;
+	// running: the background worker is running.
+	dirty, running atomic.Bool
+
+	formatsMu sync.Mutex
+	formats   map[cacheKey]time.Time // the last request in each format
+
+	// joint: two collectors emit the same family, so that the snapshots
+	// are gathered together (a part over all), not one by one.
+	joint atomic.Bool
+
+	// Counters for tests and benchmarks: generations built, parts encoded
+	// in a format (each identity or gzip body counts one), and formats
+	// encoded on a request's path.
+	built, encodings, onRequest atomic.Int64
+	// beforeBuild, when set, runs before the background worker gathers a
+	// generation (tests block the encoder with it).
+	beforeBuild func()
+	now         func() time.Time
 }
 
+// formatKeep is how long after its last request a format is still encoded
+// in the background on every publish.
+const formatKeep = 10 * time.Minute
+
 // snapshotID identifies a published snapshot: collectors publish a new
-// slice on every cycle and never modify one they published.
+// slice on every cycle and never modify one they published (a generation
+// holds the slices it was built from, so an identity cannot be reused
+// while it is compared).
 type snapshotID struct {
 	data unsafe.Pointer
 	n    int
 }
 
+func idOf(ms []prometheus.Metric) snapshotID {
+	return snapshotID{unsafe.Pointer(unsafe.SliceData(ms)), len(ms)}
+}
+
 type cacheKey struct {
 	format expfmt.Format
 	gzip   bool
-	// split is, for gzip, the live families the bulk part was cut at.
-	split string
 }
 
-// encoded is the bulk part in one format, in family-name order, cut into
-// segments so that the live families can be inserted in order: for the
-// identity encoding one segment per family, for gzip one per run of
-// families between two live ones, each a deflate stream sync-flushed (byte
-// aligned, not final) with the CRC-32 and length of its uncompressed bytes.
+// part is one collector's snapshot (or, when two collectors emit the same
+// family, all of them), encoded in the formats asked for. A part is
+// reused by the next generations until its collector publishes again, so
+// that a publish re-encodes only its own collector's families.
+type part struct {
+	snap []prometheus.Metric
+	mu   sync.Mutex
+	enc  map[cacheKey]*encoded
+}
+
+// encoded is a part in one format: one buffer, the families in name order,
+// cut into one segment per family so that the families of the other parts
+// and the live ones can be inserted in order. For gzip, each segment is a
+// deflate stream sync-flushed (byte aligned, not final) with the CRC-32
+// and length of its uncompressed bytes, so that any sequence of them
+// splices into one gzip member.
 type encoded struct {
-	once sync.Once
+	done chan struct{} // closed once the fields below are set
+	buf  []byte
 	segs []segment
 	err  error
 }
 
 type segment struct {
-	first string // name of the first family
-	b     []byte
-	crc   uint32
-	size  uint32
+	first     string // name of the family
+	end       int    // offset in buf where the segment ends (it starts where the previous one ends)
+	crc, size uint32 // gzip: of the uncompressed family
 }
 
-// bulkCollector emits the collectors' snapshots.
-type bulkCollector struct{ e *Exporter }
+// generation is the cache of one set of published snapshots: their parts
+// and, per format, the parts' segments merged in name order.
+type generation struct {
+	ids   []snapshotID
+	joint bool // one part over all the snapshots
+	parts []*part
+	mu    sync.Mutex
+	views map[cacheKey]*view
+}
 
-func (b bulkCollector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(b, ch) }
-func (b bulkCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range b.e.collectors {
-		for _, m := range c.Metrics() {
+// view is a generation's body in one format, but for the live families:
+// every part's segments, in name order.
+type view struct {
+	once  sync.Once
+	segs  []piece
+	size  int
+	names map[string]bool
+	err   error
+}
+
+// piece is a family's segment in the buffer of its part.
+type piece struct {
+	first     string
+	b         []byte
+	crc, size uint32
+}
+
+// errOverlap: two collectors emit the same family, which one gather must merge.
+var errOverlap = errors.New("two collectors emit the same family")
+
+// snapsCollector emits a set of snapshots.
+type snapsCollector [][]prometheus.Metric
+
+func (s snapsCollector) Describe(chan<- *prometheus.Desc) {}
+func (s snapsCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, ms := range s {
+		for _, m := range ms {
 			ch <- m
 		}
 	}
@@ -106,13 +190,13 @@ func (l liveCollector) Collect(ch chan<- prometheus.Metric) { l.e.collectSelf(ch
 
 // NewExposition returns the cached exposition of e; full is the registry
 // holding everything (NewRegistry), served by promhttp for the requests the
-// cache does not cover.
+// cache does not cover. Call Published when a collector has published a
+// snapshot; a scrape that finds a snapshot newer than it serves calls it
+// too.
 func NewExposition(e *Exporter, full *prometheus.Registry, withRuntime bool, logger *slog.Logger) (*Exposition, error) {
-	x := &Exposition{collectors: e.collectors, bulk: prometheus.NewRegistry(), live: prometheus.NewRegistry(), logger: logger}
+	x := &Exposition{collectors: e.collectors, live: prometheus.NewRegistry(), logger: logger,
+		formats: map[cacheKey]time.Time{}, now: time.Now}
 	// Unchecked collectors: the snapshots' families vary with the tables.
-	if err := x.bulk.Register(uncheckedCollector{bulkCollector{e}}); err != nil {
-		return nil, err
-	}
 	if err := x.live.Register(uncheckedCollector{liveCollector{e}}); err != nil {
 		return nil, err
 	}
@@ -155,29 +239,316 @@ type uncheckedCollector struct{ c prometheus.Collector }
 func (uncheckedCollector) Describe(chan<- *prometheus.Desc)      {}
 func (u uncheckedCollector) Collect(ch chan<- prometheus.Metric) { u.c.Collect(ch) }
 
-// generation is the cache of one set of published snapshots.
-type generation struct {
-	ids   []snapshotID
-	mu    sync.Mutex
-	names map[string]bool // families of the bulk part, once gathered
-	enc   map[cacheKey]*encoded
+// Published tells the exposition that a collector has published a new
+// snapshot: it is encoded in the background, in the formats scraped
+// lately, and served once complete. Calls while an encoding runs coalesce
+// into one more encoding of the snapshots published by then.
+func (x *Exposition) Published() {
+	x.dirty.Store(true)
+	if x.running.CompareAndSwap(false, true) {
+		go x.work()
+	}
 }
 
-// current returns the generation of the published snapshots, starting a
-// new one when a collector has published since the last.
-func (x *Exposition) current() *generation {
+// work is the background worker: it builds generations while snapshots
+// are being published, then ends.
+func (x *Exposition) work() {
+	for {
+		for x.dirty.Swap(false) {
+			x.refresh()
+		}
+		x.running.Store(false)
+		// A Published between the loop's end and the Store above found
+		// the worker running: take its work.
+		if !x.dirty.Load() || !x.running.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// refresh builds the generation of the published snapshots, in the formats
+// in use, unless the ready one is already it.
+func (x *Exposition) refresh() {
+	x.building.Lock()
+	defer x.building.Unlock()
+	if x.beforeBuild != nil {
+		x.beforeBuild()
+	}
+	snaps, ids := x.snapshots()
+	keys := x.inUse()
+	prev := x.ready.Load()
+	if prev != nil && slices.Equal(ids, prev.ids) && prev.joint == x.joint.Load() && prev.has(keys) {
+		return
+	}
+	x.ready.Store(x.newGeneration(prev, ids, snaps, keys, false))
+}
+
+// first returns the ready generation, building it on the request's path
+// when there is none yet (the first scrape of all).
+func (x *Exposition) first() *generation {
+	x.building.Lock()
+	defer x.building.Unlock()
+	if g := x.ready.Load(); g != nil {
+		return g
+	}
+	snaps, ids := x.snapshots()
+	g := x.newGeneration(nil, ids, snaps, x.inUse(), true)
+	x.ready.Store(g)
+	return g
+}
+
+// snapshots returns the collectors' published snapshots and their identities.
+func (x *Exposition) snapshots() ([][]prometheus.Metric, []snapshotID) {
+	snaps := make([][]prometheus.Metric, len(x.collectors))
 	ids := make([]snapshotID, len(x.collectors))
 	for i, c := range x.collectors {
-		ms := c.Metrics()
-		ids[i] = snapshotID{unsafe.Pointer(unsafe.SliceData(ms)), len(ms)}
+		snaps[i] = c.Metrics()
+		ids[i] = idOf(snaps[i])
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.gen == nil || !slices.Equal(ids, x.gen.ids) {
-		x.gen = &generation{ids: ids, enc: map[cacheKey]*encoded{}}
-	}
-	return x.gen
+	return snaps, ids
 }
+
+// stale reports whether a collector has published since g was built.
+func (x *Exposition) stale(g *generation) bool {
+	for i, c := range x.collectors {
+		if idOf(c.Metrics()) != g.ids[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// touch records a request in format key.
+func (x *Exposition) touch(key cacheKey) {
+	x.formatsMu.Lock()
+	x.formats[key] = x.now()
+	x.formatsMu.Unlock()
+}
+
+// inUse returns the formats requested within formatKeep, forgetting the others.
+func (x *Exposition) inUse() []cacheKey {
+	x.formatsMu.Lock()
+	defer x.formatsMu.Unlock()
+	now := x.now()
+	keys := make([]cacheKey, 0, len(x.formats))
+	for k, t := range x.formats {
+		if now.Sub(t) > formatKeep {
+			delete(x.formats, k)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// newGeneration returns the generation of snaps, encoded in every format
+// of keys: the parts of prev whose snapshot is unchanged are reused, the
+// others gathered once and encoded. onRequest: built on a request's path
+// (counted as such).
+func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey, onRequest bool) *generation {
+	x.built.Add(1)
+	g := &generation{ids: ids, joint: x.joint.Load(), views: map[cacheKey]*view{}}
+	if g.joint {
+		// Families shared between collectors: one part over all.
+		g.parts = []*part{{snap: slices.Concat(snaps...), enc: map[cacheKey]*encoded{}}}
+	} else {
+		g.parts = make([]*part, len(snaps))
+		for i, s := range snaps {
+			if prev != nil && len(prev.parts) == len(snaps) && prev.ids[i] == ids[i] {
+				g.parts[i] = prev.parts[i]
+				g.parts[i].retain(keys)
+			} else {
+				g.parts[i] = &part{snap: s, enc: map[cacheKey]*encoded{}}
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return g
+	}
+	before := x.encodings.Load()
+	for _, p := range g.parts {
+		x.encodePart(p, keys)
+	}
+	if onRequest && x.encodings.Load() > before {
+		x.onRequest.Add(int64(len(keys)))
+	}
+	for _, k := range keys {
+		if v := g.view(x, k, false); errors.Is(v.err, errOverlap) && !x.joint.Load() {
+			x.joint.Store(true)
+			return x.newGeneration(nil, ids, snaps, keys, onRequest)
+		}
+	}
+	return g
+}
+
+// encodePart encodes p in every format of keys it lacks, from one gather,
+// and returns its encodings of keys (waiting for those another goroutine
+// is encoding).
+func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
+	ens := make([]*encoded, len(keys))
+	var todo []int // indexes in keys of the encodings to do here
+	p.mu.Lock()
+	for i, k := range keys {
+		if p.enc[k] == nil {
+			p.enc[k] = &encoded{done: make(chan struct{})}
+			todo = append(todo, i)
+		}
+		ens[i] = p.enc[k]
+	}
+	p.mu.Unlock()
+	if len(todo) > 0 {
+		mfs, err := gather(p.snap)
+		plain := map[expfmt.Format]*encoded{}
+		for _, i := range todo {
+			x.encodings.Add(1)
+			k, en := keys[i], ens[i]
+			if err != nil {
+				en.err = err
+				close(en.done)
+				continue
+			}
+			e := plain[k.format]
+			if e == nil {
+				e = encodePlain(mfs, k.format)
+				plain[k.format] = e
+			}
+			if k.gzip {
+				e = compress(e)
+			}
+			en.buf, en.segs, en.err = e.buf, e.segs, e.err
+			close(en.done)
+		}
+	}
+	for _, en := range ens {
+		<-en.done
+	}
+	return ens
+}
+
+// retain forgets p's encodings in formats other than keys (the views
+// built from them keep what they use).
+func (p *part) retain(keys []cacheKey) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.enc {
+		if !slices.Contains(keys, k) {
+			delete(p.enc, k)
+		}
+	}
+}
+
+// has reports whether g holds every key, encoded.
+func (g *generation) has(keys []cacheKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range keys {
+		if g.views[k] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// view returns g's body in format key, encoding the parts that lack it
+// (on a request's path when the format was not in use when g was built).
+func (g *generation) view(x *Exposition, key cacheKey, onRequest bool) *view {
+	g.mu.Lock()
+	v := g.views[key]
+	if v == nil {
+		v = &view{}
+		g.views[key] = v
+	}
+	g.mu.Unlock()
+	v.once.Do(func() {
+		before := x.encodings.Load()
+		var ens []*encoded
+		for _, p := range g.parts {
+			ens = append(ens, x.encodePart(p, []cacheKey{key})[0])
+		}
+		if onRequest && x.encodings.Load() > before {
+			x.onRequest.Add(1)
+		}
+		n := 0
+		for _, en := range ens {
+			if en.err != nil {
+				v.err = en.err
+				return
+			}
+			n += len(en.segs)
+			v.size += len(en.buf)
+		}
+		v.segs = make([]piece, 0, n)
+		v.names = make(map[string]bool, n)
+		for _, en := range ens {
+			start := 0
+			for _, sg := range en.segs {
+				if v.names[sg.first] {
+					v.err = fmt.Errorf("%w: %s", errOverlap, sg.first)
+					return
+				}
+				v.names[sg.first] = true
+				v.segs = append(v.segs, piece{first: sg.first, b: en.buf[start:sg.end], crc: sg.crc, size: sg.size})
+				start = sg.end
+			}
+		}
+		slices.SortFunc(v.segs, func(a, b piece) int { return strings.Compare(a.first, b.first) })
+	})
+	return v
+}
+
+// gather gathers a snapshot (sorted, checked for consistency).
+func gather(snap []prometheus.Metric) ([]*dto.MetricFamily, error) {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(uncheckedCollector{snapsCollector{snap}}); err != nil {
+		return nil, err
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		return nil, fmt.Errorf("gathering the collectors' snapshots: %w", err)
+	}
+	return mfs, nil
+}
+
+// encodePlain encodes mfs in format, one segment per family.
+func encodePlain(mfs []*dto.MetricFamily, format expfmt.Format) *encoded {
+	var buf bytes.Buffer
+	e := expfmt.NewEncoder(&buf, format)
+	segs := make([]segment, 0, len(mfs))
+	for _, mf := range mfs {
+		if err := e.Encode(mf); err != nil {
+			return &encoded{err: fmt.Errorf("encoding %s: %w", mf.GetName(), err)}
+		}
+		segs = append(segs, segment{first: mf.GetName(), end: buf.Len()})
+	}
+	// Closing adds nothing to the snapshots' part: OpenMetrics' "# EOF"
+	// comes after the live families.
+	return &encoded{buf: slices.Clip(buf.Bytes()), segs: segs}
+}
+
+// compress returns plain with each segment a sync-flushed deflate stream.
+func compress(plain *encoded) *encoded {
+	if plain.err != nil {
+		return &encoded{err: plain.err}
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(plain.buf) / 16)
+	fw, _ := flate.NewWriter(&buf, bulkCompression)
+	segs := make([]segment, len(plain.segs))
+	start := 0
+	for i, sg := range plain.segs {
+		b := plain.buf[start:sg.end]
+		start = sg.end
+		fw.Reset(&buf)
+		_, _ = fw.Write(b)
+		_ = fw.Flush() // byte-aligned and not final
+		segs[i] = segment{first: sg.first, end: buf.Len(), crc: crc32.ChecksumIEEE(b), size: uint32(len(b))}
+	}
+	return &encoded{buf: slices.Clip(buf.Bytes()), segs: segs}
+}
+
+// bulkCompression is the deflate level of the snapshots' part, compressed
+// once per publish in the background.
+const bulkCompression = flate.DefaultCompression
 
 // ServeHTTP serves the exposition.
 func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -191,7 +562,31 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultOpenMetricsAcceptedFormats()...)
-	g := x.current()
+	key := cacheKey{format: format, gzip: enc == "gzip"}
+	x.touch(key)
+	g := x.ready.Load()
+	if g == nil {
+		g = x.first()
+	} else if x.stale(g) {
+		// A snapshot nobody announced (a collector run outside the
+		// scheduler): encode it for the next scrape.
+		x.Published()
+	}
+	bulk := g.view(x, key, true) // encodes only a format new to g
+	if errors.Is(bulk.err, errOverlap) {
+		// Found on a format new to g: gather the snapshots together
+		// from now on; meanwhile, promhttp merges the family.
+		x.joint.Store(true)
+		x.Published()
+		x.full.ServeHTTP(w, r)
+		return
+	}
+	if bulk.err != nil {
+		x.errs.WithLabelValues("gathering").Inc()
+		x.logger.Error("error gathering or encoding the collectors' metrics", "err", bulk.err)
+		x.full.ServeHTTP(w, r)
+		return
+	}
 	liveMFs, err := x.live.Gather()
 	if err != nil {
 		x.errs.WithLabelValues("gathering").Inc()
@@ -201,26 +596,8 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	names := make([]string, len(liveMFs))
-	for i, mf := range liveMFs {
-		names[i] = mf.GetName()
-	}
-	key := cacheKey{format: format, gzip: enc == "gzip"}
-	if key.gzip {
-		key.split = strings.Join(names, "\n")
-	}
-	bulk, err := x.encode(g, key, names)
-	if err != nil {
-		x.errs.WithLabelValues("gathering").Inc()
-		x.logger.Error("error gathering or encoding the collectors' metrics", "err", err)
-		x.full.ServeHTTP(w, r)
-		return
-	}
-	g.mu.Lock()
-	bulkNames := g.names
-	g.mu.Unlock()
-	for _, n := range names {
-		if bulkNames[n] {
+	for _, mf := range liveMFs {
+		if bulk.names[mf.GetName()] {
 			// A family in both parts: one full gather merges it.
 			x.full.ServeHTTP(w, r)
 			return
@@ -228,90 +605,116 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The live families, encoded one after the other; chunk j is family j,
 	// the last chunk what closing the encoder adds (OpenMetrics' "# EOF").
-	var live bytes.Buffer
+	lb := scratch.Get().(*bytes.Buffer)
+	defer putScratch(lb)
 	ends := make([]int, 0, len(liveMFs)+1)
-	e := expfmt.NewEncoder(&live, format)
+	e := expfmt.NewEncoder(lb, format)
 	for _, mf := range liveMFs {
 		if err := e.Encode(mf); err != nil {
 			x.errs.WithLabelValues("encoding").Inc()
 			x.logger.Error("error encoding a metric family", "family", mf.GetName(), "err", err)
 		}
-		ends = append(ends, live.Len())
+		ends = append(ends, lb.Len())
 	}
 	if c, ok := e.(expfmt.Closer); ok {
 		_ = c.Close()
 	}
-	ends = append(ends, live.Len())
-	chunk := func(j int) []byte {
-		if j == 0 {
-			return live.Bytes()[:ends[0]]
+	ends = append(ends, lb.Len())
+	live := lb.Bytes()
+	// The body in order: the snapshots' families (each a segment of a
+	// cached buffer, served as it is) and runs of live families, merged by
+	// name as promhttp sorts them. A run is chunks [start, end) of live.
+	type item struct {
+		seg        *piece
+		start, end int
+	}
+	items := make([]item, 0, len(bulk.segs)+len(liveMFs)+1)
+	i, j := 0, 0
+	for i < len(bulk.segs) || j < len(liveMFs) {
+		if j < len(liveMFs) && (i == len(bulk.segs) || liveMFs[j].GetName() < bulk.segs[i].first) {
+			if n := len(items); n > 0 && items[n-1].seg == nil {
+				items[n-1].end = j + 1
+			} else {
+				items = append(items, item{start: j, end: j + 1})
+			}
+			j++
+			continue
 		}
-		return live.Bytes()[ends[j-1]:ends[j]]
+		items = append(items, item{seg: &bulk.segs[i]})
+		i++
+	}
+	// The closing chunk joins the last live run, or makes one.
+	if n := len(items); n > 0 && items[n-1].seg == nil {
+		items[n-1].end = len(liveMFs) + 1
+	} else {
+		items = append(items, item{start: len(liveMFs), end: len(liveMFs) + 1})
+	}
+	run := func(it item) []byte {
+		s := 0
+		if it.start > 0 {
+			s = ends[it.start-1]
+		}
+		return live[s:ends[it.end-1]]
 	}
 	h := w.Header()
 	h.Add("Vary", "Accept")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Type", string(format))
-	// Segments and live families merge in name order, as promhttp sorts.
-	merge := func(seg func(segment), lv func(j int)) {
-		i, j := 0, 0
-		for i < len(bulk.segs) || j < len(names) {
-			if j < len(names) && (i == len(bulk.segs) || names[j] < bulk.segs[i].first) {
-				lv(j)
-				j++
+	if !key.gzip {
+		h.Set("Content-Length", strconv.Itoa(bulk.size+len(live)))
+		for _, it := range items {
+			if it.seg != nil {
+				_, _ = w.Write(it.seg.b)
 			} else {
-				seg(bulk.segs[i])
-				i++
+				_, _ = w.Write(run(it))
 			}
 		}
-	}
-	if !key.gzip {
-		n := live.Len()
-		for _, sg := range bulk.segs {
-			n += len(sg.b)
-		}
-		h.Set("Content-Length", strconv.Itoa(n))
-		merge(func(sg segment) { _, _ = w.Write(sg.b) }, func(j int) { _, _ = w.Write(chunk(j)) })
-		_, _ = w.Write(chunk(len(names)))
 		return
 	}
-	// One gzip member: the cached deflate segments and the live families'
-	// own deflate blocks (a fresh compressor each, since back-references
+	// One gzip member: the cached deflate segments and the live runs' own
+	// deflate streams (a fresh compressor each, since back-references
 	// cannot reach across the cached segments), a final empty block, then
-	// the CRC-32 and length of the whole uncompressed body.
-	h.Set("Content-Encoding", "gzip")
-	bw := bufio.NewWriterSize(w, 32<<10)
+	// the CRC-32 and length of the whole uncompressed body. The live runs
+	// are compressed first, so that the length is known.
+	zb := scratch.Get().(*bytes.Buffer)
+	defer putScratch(zb)
 	fw := flateWriters.Get().(*flate.Writer)
 	defer flateWriters.Put(fw)
-	var crc, size uint32
-	pending := []byte(nil) // live bytes not yet compressed
-	flushLive := func() {
-		if len(pending) == 0 {
-			return
+	zends := make([]int, len(items)) // end of each live run in zb
+	for k, it := range items {
+		if it.seg == nil {
+			fw.Reset(zb)
+			_, _ = fw.Write(run(it))
+			_ = fw.Flush()
 		}
-		fw.Reset(bw)
-		_, _ = fw.Write(pending)
-		_ = fw.Flush()
-		crc = crc32.Update(crc, crc32.IEEETable, pending)
-		size += uint32(len(pending))
-		pending = pending[:0]
+		zends[k] = zb.Len()
 	}
-	_, _ = bw.Write(gzipHeader[:])
-	merge(func(sg segment) {
-		flushLive()
-		_, _ = bw.Write(sg.b)
-		crc = crc32Combine(crc, sg.crc, sg.size)
-		size += sg.size
-	}, func(j int) { pending = append(pending, chunk(j)...) })
-	pending = append(pending, chunk(len(names))...)
-	flushLive()
-	fw.Reset(bw)
+	fw.Reset(zb)
 	_ = fw.Close() // the final, empty block
+	z := zb.Bytes()
+	h.Set("Content-Encoding", "gzip")
+	h.Set("Content-Length", strconv.Itoa(len(gzipHeader)+bulk.size+len(z)+8))
+	_, _ = w.Write(gzipHeader[:])
+	var crc, size uint32
+	zstart := 0
+	for k, it := range items {
+		if it.seg != nil {
+			_, _ = w.Write(it.seg.b)
+			crc = crc32Combine(crc, it.seg.crc, it.seg.size)
+			size += it.seg.size
+			continue
+		}
+		_, _ = w.Write(z[zstart:zends[k]])
+		zstart = zends[k]
+		b := run(it)
+		crc = crc32.Update(crc, crc32.IEEETable, b)
+		size += uint32(len(b))
+	}
 	var trailer [8]byte
 	binary.LittleEndian.PutUint32(trailer[:4], crc)
 	binary.LittleEndian.PutUint32(trailer[4:], size)
-	_, _ = bw.Write(trailer[:])
-	_ = bw.Flush()
+	_, _ = w.Write(z[zstart:]) // the final block
+	_, _ = w.Write(trailer[:])
 }
 
 // gzipHeader is a gzip member header (RFC 1952): deflate, no flags, no
@@ -323,79 +726,17 @@ var flateWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-// encode returns the bulk part of generation g for key, gathering and
-// encoding it on the first request for key; live are the names of the
-// live families (sorted), where a gzip encoding is cut.
-func (x *Exposition) encode(g *generation, key cacheKey, live []string) (*encoded, error) {
-	g.mu.Lock()
-	en := g.enc[key]
-	if en == nil {
-		en = &encoded{}
-		g.enc[key] = en
-	}
-	g.mu.Unlock()
-	en.once.Do(func() {
-		mfs, err := x.bulk.Gather()
-		if err != nil {
-			en.err = fmt.Errorf("gathering the collectors' snapshots: %w", err)
-			return
-		}
-		names := make(map[string]bool, len(mfs))
-		var plain bytes.Buffer
-		e := expfmt.NewEncoder(&plain, key.format)
-		var segs []segment
-		start := 0 // of the current segment in plain
-		cut := func() {
-			if plain.Len() > start {
-				segs = append(segs, segment{b: bytes.Clone(plain.Bytes()[start:])})
-				start = plain.Len()
-			}
-		}
-		var firsts []string
-		for k, mf := range mfs {
-			name := mf.GetName()
-			names[name] = true
-			// Identity: one segment per family; gzip: a new segment
-			// when a live family sorts between this family and the
-			// previous one.
-			if k > 0 && (!key.gzip || liveBetween(live, mfs[k-1].GetName(), name)) {
-				cut()
-			}
-			if plain.Len() == start {
-				firsts = append(firsts, name)
-			}
-			if err := e.Encode(mf); err != nil {
-				en.err = fmt.Errorf("encoding %s: %w", name, err)
-				return
-			}
-		}
-		cut()
-		for i := range segs {
-			segs[i].first = firsts[i]
-		}
-		g.mu.Lock()
-		g.names = names
-		g.mu.Unlock()
-		if key.gzip {
-			var buf bytes.Buffer
-			fw, _ := flate.NewWriter(&buf, flate.DefaultCompression)
-			for i, sg := range segs {
-				buf.Reset()
-				fw.Reset(&buf)
-				_, _ = fw.Write(sg.b)
-				_ = fw.Flush() // byte-aligned and not final
-				segs[i] = segment{first: sg.first, b: bytes.Clone(buf.Bytes()), crc: crc32.ChecksumIEEE(sg.b), size: uint32(len(sg.b))}
-			}
-		}
-		en.segs = segs
-	})
-	return en, en.err
-}
+// scratch holds the per-scrape buffers of the live part.
+var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// liveBetween reports whether a live family sorts between a and b.
-func liveBetween(live []string, a, b string) bool {
-	i, _ := slices.BinarySearch(live, a)
-	return i < len(live) && live[i] < b && live[i] != a
+// putScratch returns b to the pool unless it grew large (a live part is a
+// few tens of kilobytes).
+func putScratch(b *bytes.Buffer) {
+	if b.Cap() > 1<<20 {
+		return
+	}
+	b.Reset()
+	scratch.Put(b)
 }
 
 // crc32Combine returns the CRC-32 (IEEE) of A followed by B from crcA,

@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,49 +160,57 @@ func TestExpositionMatchesFullGather(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range textFormats {
-		for _, enc := range []string{"", "gzip", "gzip;q=0.5, identity"} {
-			got, want := get(t, x, f.accept, enc), get(t, full, f.accept, enc)
-			if g, w := got.Header.Get("Content-Type"), want.Header.Get("Content-Type"); g != w {
-				t.Errorf("%s %q: Content-Type %q, promhttp %q", f.name, enc, g, w)
-			}
-			if g, w := got.Header.Get("Content-Encoding"), want.Header.Get("Content-Encoding"); g != w {
-				t.Errorf("%s %q: Content-Encoding %q, promhttp %q", f.name, enc, g, w)
-			}
-			gb, wb := body(t, got), body(t, want)
-			if g, w := stable(gb), stable(wb); !slices.Equal(g, w) {
-				t.Errorf("%s %q: lines differ from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
-			}
-			if g, w := familyOrder(gb), familyOrder(wb); !slices.Equal(g, w) {
-				t.Errorf("%s %q: family order differs from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
-			}
-			if strings.HasPrefix(f.accept, "application/openmetrics") && (!bytes.HasSuffix(gb, []byte("# EOF\n")) || bytes.Count(gb, []byte("# EOF")) != 1) {
-				t.Errorf("%s %q: body does not end with a single # EOF", f.name, enc)
-			}
+	// Twice: from the generation the first scrape builds, and from one
+	// the background worker builds after a publish.
+	for round := range 2 {
+		if round == 1 {
+			c.publish(5)
+			x.Published()
+			waitEncoded(t, x)
 		}
-	}
-	// Protobuf: the same families, decoded.
-	const proto = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited"
-	for _, enc := range []string{"", "gzip"} {
-		names := func(resp *http.Response) []string {
-			dec := expfmt.NewDecoder(bytes.NewReader(body(t, resp)), expfmt.NewFormat(expfmt.TypeProtoDelim))
-			var out []string
-			for {
-				mf := new(dto.MetricFamily)
-				if err := dec.Decode(mf); err == io.EOF {
-					break
-				} else if err != nil {
-					t.Fatalf("protobuf %q: %v", enc, err)
+		for _, f := range textFormats {
+			for _, enc := range []string{"", "gzip", "gzip;q=0.5, identity"} {
+				got, want := get(t, x, f.accept, enc), get(t, full, f.accept, enc)
+				if g, w := got.Header.Get("Content-Type"), want.Header.Get("Content-Type"); g != w {
+					t.Errorf("%s %q: Content-Type %q, promhttp %q", f.name, enc, g, w)
 				}
-				if n := mf.GetName(); !strings.HasPrefix(n, "go_") && !strings.HasPrefix(n, "process_") {
-					out = append(out, mf.String())
+				if g, w := got.Header.Get("Content-Encoding"), want.Header.Get("Content-Encoding"); g != w {
+					t.Errorf("%s %q: Content-Encoding %q, promhttp %q", f.name, enc, g, w)
+				}
+				gb, wb := body(t, got), body(t, want)
+				if g, w := stable(gb), stable(wb); !slices.Equal(g, w) {
+					t.Errorf("%s %q: lines differ from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
+				}
+				if g, w := familyOrder(gb), familyOrder(wb); !slices.Equal(g, w) {
+					t.Errorf("%s %q: family order differs from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
+				}
+				if strings.HasPrefix(f.accept, "application/openmetrics") && (!bytes.HasSuffix(gb, []byte("# EOF\n")) || bytes.Count(gb, []byte("# EOF")) != 1) {
+					t.Errorf("%s %q: body does not end with a single # EOF", f.name, enc)
 				}
 			}
-			slices.Sort(out)
-			return out
 		}
-		if g, w := names(get(t, x, proto, enc)), names(get(t, full, proto, enc)); !slices.Equal(g, w) || len(g) == 0 {
-			t.Errorf("protobuf %q: families differ from promhttp's\n got %q\nwant %q", enc, g, w)
+		// Protobuf: the same families, decoded.
+		for _, enc := range []string{"", "gzip"} {
+			names := func(resp *http.Response) []string {
+				dec := expfmt.NewDecoder(bytes.NewReader(body(t, resp)), expfmt.NewFormat(expfmt.TypeProtoDelim))
+				var out []string
+				for {
+					mf := new(dto.MetricFamily)
+					if err := dec.Decode(mf); err == io.EOF {
+						break
+					} else if err != nil {
+						t.Fatalf("protobuf %q: %v", enc, err)
+					}
+					if n := mf.GetName(); !strings.HasPrefix(n, "go_") && !strings.HasPrefix(n, "process_") {
+						out = append(out, mf.String())
+					}
+				}
+				slices.Sort(out)
+				return out
+			}
+			if g, w := names(get(t, x, protoAccept, enc)), names(get(t, full, protoAccept, enc)); !slices.Equal(g, w) || len(g) == 0 {
+				t.Errorf("protobuf %q: families differ from promhttp's\n got %q\nwant %q", enc, g, w)
+			}
 		}
 	}
 	// A filter on names goes to promhttp.
@@ -214,36 +222,232 @@ func TestExpositionMatchesFullGather(t *testing.T) {
 	}
 }
 
-// The collectors' snapshots are gathered once per format and published
-// snapshot; a new snapshot is served on the next scrape.
-func TestExpositionEncodesOncePerSnapshot(t *testing.T) {
+// waitEncoded waits until the background worker has encoded the
+// collectors' current snapshots.
+func waitEncoded(t *testing.T, x *Exposition) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g := x.ready.Load()
+		if !x.running.Load() && !x.dirty.Load() && g != nil && !x.stale(g) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background encoding did not finish within 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// tableInfos returns the number of table_info series of a scrape in the
+// given format and encoding.
+func tableInfos(t *testing.T, x http.Handler, accept, enc string) int {
+	t.Helper()
+	resp := get(t, x, accept, enc)
+	b := body(t, resp)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/vnd.google.protobuf") {
+		dec := expfmt.NewDecoder(bytes.NewReader(b), expfmt.NewFormat(expfmt.TypeProtoDelim))
+		for {
+			mf := new(dto.MetricFamily)
+			if err := dec.Decode(mf); err == io.EOF {
+				return 0
+			} else if err != nil {
+				t.Fatalf("protobuf: %v", err)
+			}
+			if mf.GetName() == catalogue.TableInfo {
+				return len(mf.GetMetric())
+			}
+		}
+	}
+	return strings.Count(string(b), catalogue.TableInfo+"{")
+}
+
+// allFormats are every format and encoding the cache serves.
+var allFormats = func() (out []struct{ name, accept, enc string }) {
+	for _, f := range append(slices.Clone(textFormats), struct{ name, accept string }{"protobuf", protoAccept}) {
+		for _, enc := range []string{"", "gzip"} {
+			out = append(out, struct{ name, accept, enc string }{f.name, f.accept, enc})
+		}
+	}
+	return out
+}()
+
+const protoAccept = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited"
+
+// A published snapshot is encoded in the background, in every format in
+// use, once: the scrapes after it serve it without encoding anything on
+// their path, consistently across formats.
+func TestExpositionEncodesPublishedSnapshotInBackground(t *testing.T) {
+	c := &snapshotter{}
+	c.publish(2)
+	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	// The first scrape of all encodes on its path; every format once.
+	for _, f := range allFormats {
+		if n := tableInfos(t, x, f.accept, f.enc); n != 2 {
+			t.Fatalf("%s %q: %d table_info series, want 2", f.name, f.enc, n)
+		}
+	}
+	formats := int64(len(allFormats) - 2) // the default text format is text 0.0.4
+	if n := x.onRequest.Load(); n != formats {
+		t.Fatalf("%d encodings on the request path for %d formats", n, formats)
+	}
+	for range 5 {
+		for _, f := range allFormats {
+			tableInfos(t, x, f.accept, f.enc)
+		}
+	}
+	if n, built := x.encodings.Load(), x.built.Load(); n != formats || built != 1 {
+		t.Fatalf("after repeated scrapes: %d encodings, %d generations, want %d and 1", n, built, formats)
+	}
+	c.publish(4)
+	x.Published()
+	waitEncoded(t, x)
+	if n, built := x.encodings.Load(), x.built.Load(); n != 2*formats || built != 2 {
+		t.Errorf("after a publish: %d encodings in %d generations, want %d in 2", n, built, 2*formats)
+	}
+	for _, f := range allFormats {
+		if n := tableInfos(t, x, f.accept, f.enc); n != 4 {
+			t.Errorf("%s %q after a publish: %d table_info series, want 4", f.name, f.enc, n)
+		}
+	}
+	if n := x.onRequest.Load(); n != formats {
+		t.Errorf("%d encodings on the request path after a publish, want none more than the first %d", n, formats)
+	}
+	// A snapshot nobody announced: the scrape that finds it serves the
+	// previous one and has it encoded for the next.
+	c.publish(5)
+	if n := tableInfos(t, x, "", ""); n != 4 && n != 5 {
+		t.Errorf("unannounced snapshot: %d table_info series", n)
+	}
+	waitEncoded(t, x)
+	if n := tableInfos(t, x, "", ""); n != 5 {
+		t.Errorf("unannounced snapshot, next scrape: %d table_info series, want 5", n)
+	}
+	if n := x.onRequest.Load(); n != formats {
+		t.Errorf("%d encodings on the request path, want %d", n, formats)
+	}
+}
+
+// While a new snapshot is being encoded, scrapes serve the previous one,
+// complete, in every format; then the new one. Publishes during the
+// encoding coalesce into one more encoding.
+func TestExpositionServesPreviousWhileEncoding(t *testing.T) {
+	c := &snapshotter{}
+	c.publish(2)
+	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	for _, f := range allFormats {
+		tableInfos(t, x, f.accept, f.enc)
+	}
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	x.beforeBuild = func() {
+		once.Do(func() {
+			close(entered)
+			<-release
+		})
+	}
+	built := x.built.Load()
+	c.publish(4)
+	x.Published()
+	<-entered // the worker is encoding the 4-table snapshot
+	for _, n := range []int{5, 6, 7} {
+		c.publish(n)
+		x.Published()
+	}
+	for _, f := range allFormats {
+		if n := tableInfos(t, x, f.accept, f.enc); n != 2 {
+			t.Errorf("%s %q while encoding: %d table_info series, want the previous 2", f.name, f.enc, n)
+		}
+	}
+	close(release)
+	waitEncoded(t, x)
+	for _, f := range allFormats {
+		if n := tableInfos(t, x, f.accept, f.enc); n != 7 {
+			t.Errorf("%s %q after encoding: %d table_info series, want 7", f.name, f.enc, n)
+		}
+	}
+	// The blocked build read the snapshots once released (7 tables by
+	// then); the publishes during the wait coalesce: at most one more.
+	if n := x.built.Load() - built; n < 1 || n > 2 {
+		t.Errorf("%d generations built for 4 publishes during one encoding, want 1 or 2", n)
+	}
+	if n := x.onRequest.Load(); n != int64(len(allFormats)-2) {
+		t.Errorf("%d encodings on the request path, want only the first scrape's %d", n, len(allFormats)-2)
+	}
+}
+
+// A format not asked for within formatKeep is no longer encoded on every
+// publish; asked for again, it is encoded once on the request's path.
+func TestExpositionForgetsUnusedFormats(t *testing.T) {
+	c := &snapshotter{}
+	c.publish(2)
+	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	x.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	tableInfos(t, x, protoAccept, "gzip")
+	advance(time.Minute)
+	tableInfos(t, x, "", "gzip")
+	advance(formatKeep)
+	// protobuf was last asked for 11 minutes ago, text 10.
+	c.publish(3)
+	x.Published()
+	waitEncoded(t, x)
+	if n := x.encodings.Load(); n != 3 {
+		t.Errorf("%d encodings, want 3 (protobuf and text for the first snapshot, text for the second)", n)
+	}
+	if n := tableInfos(t, x, protoAccept, "gzip"); n != 3 {
+		t.Errorf("protobuf asked for again: %d table_info series, want 3", n)
+	}
+	if n := x.onRequest.Load(); n != 3 {
+		t.Errorf("%d encodings on the request path, want 3 (two first scrapes, protobuf again)", n)
+	}
+}
+
+// Self-metrics are live: a change shows without a new snapshot.
+func TestExpositionSelfMetricsLive(t *testing.T) {
 	c := &snapshotter{}
 	c.publish(2)
 	self := NewSelfMetrics()
 	x, _ := newTestExposition(t, c, self)
-	before := c.readCount()
-	for range 5 {
-		if n := strings.Count(string(body(t, get(t, x, "", ""))), catalogue.TableInfo+"{"); n != 2 {
-			t.Fatalf("%d table_info series, want 2", n)
-		}
+	for _, enc := range []string{"", "gzip"} {
+		body(t, get(t, x, "", enc))
 	}
-	// One read per scrape to see whether the snapshot changed, and one
-	// gather for the format.
-	if reads := c.readCount() - before; reads != 5+1 {
-		t.Errorf("snapshot read %d times over 5 scrapes, want 6 (5 checks + 1 gather)", reads)
-	}
-	c.publish(4)
-	if n := strings.Count(string(body(t, get(t, x, "", "gzip"))), catalogue.TableInfo+"{"); n != 4 {
-		t.Errorf("after a new snapshot: %d table_info series, want 4", n)
-	}
-	if n := strings.Count(string(body(t, get(t, x, "", ""))), catalogue.TableInfo+"{"); n != 4 {
-		t.Errorf("after a new snapshot, text: %d table_info series, want 4", n)
-	}
-	// Self-metrics are live: a change shows without a new snapshot.
 	self.RecordCloudWatchMetrics("acct", "us-east-1", 7)
 	for _, enc := range []string{"", "gzip"} {
 		if b := string(body(t, get(t, x, "", enc))); !strings.Contains(b, catalogue.ExporterCloudWatchMetricsTotal+`{account="acct",region="us-east-1"} 7`) {
 			t.Errorf("%q: self-metric not live:\n%s", enc, b)
+		}
+	}
+}
+
+// Over a real connection, every format's body matches its Content-Length
+// and a gzip body decompresses (the client checks both).
+func TestExpositionOverHTTP(t *testing.T) {
+	c := &snapshotter{ms: bigSnapshot(20)}
+	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	srv := httptest.NewServer(x)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	for _, f := range allFormats {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req.Header.Set("Accept", f.accept)
+		if f.enc != "" {
+			req.Header.Set("Accept-Encoding", f.enc)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ContentLength <= 0 {
+			t.Errorf("%s %q: no Content-Length", f.name, f.enc)
+		}
+		b := body(t, resp) // fails on a short body or a bad CRC
+		resp.Body.Close()
+		if len(b) < 1000 {
+			t.Errorf("%s %q: %d bytes", f.name, f.enc, len(b))
 		}
 	}
 }
@@ -282,41 +486,155 @@ func TestCRC32Combine(t *testing.T) {
 	}
 }
 
-// BenchmarkExposition serves /metrics over a snapshot of 10,000 series
-// (about 100 tables), from the cache and through promhttp for comparison.
-func BenchmarkExposition(b *testing.B) {
-	c := &snapshotter{}
+// fixed is a collector with a fixed snapshot, replaced by the test.
+type fixed struct {
+	name string
+	p    atomic.Pointer[[]prometheus.Metric]
+}
+
+func (f *fixed) Name() string                         { return f.name }
+func (f *fixed) Run(context.Context, time.Time) error { return nil }
+func (f *fixed) Metrics() []prometheus.Metric         { return *f.p.Load() }
+func (f *fixed) store(ms ...prometheus.Metric)        { f.p.Store(&ms) }
+func (f *fixed) tables(family string, names ...string) {
 	var ms []prometheus.Metric
-	for i := range 10000 {
-		ms = append(ms, catalogue.MustMetric(catalogue.TableInfo, 1, "acct", "us-east-1", "table-"+strconv.Itoa(i), "PROVISIONED", "STANDARD", "ACTIVE"))
+	for _, n := range names {
+		ms = append(ms, catalogue.MustMetric(family, 1, "acct", "us-east-1", n, "PROVISIONED", "STANDARD", "ACTIVE"))
 	}
-	c.ms = ms
-	e := New([]collectors.Collector{c}, NewSelfMetrics())
+	f.store(ms...)
+}
+
+// sameAsPromhttp checks that every format of x serves what promhttp serves
+// over reg.
+func sameAsPromhttp(t *testing.T, x http.Handler, reg *prometheus.Registry) {
+	t.Helper()
+	full, err := Handler(reg, "/metrics", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range textFormats {
+		for _, enc := range []string{"", "gzip"} {
+			gb, wb := body(t, get(t, x, f.accept, enc)), body(t, get(t, full, f.accept, enc))
+			if g, w := stable(gb), stable(wb); !slices.Equal(g, w) {
+				t.Errorf("%s %q: lines differ from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
+			}
+			if g, w := familyOrder(gb), familyOrder(wb); !slices.Equal(g, w) {
+				t.Errorf("%s %q: family order differs from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
+			}
+		}
+	}
+}
+
+// A publish re-encodes only its own collector's families; the others'
+// are reused as they were encoded.
+func TestExpositionReencodesOnlyThePublishingCollector(t *testing.T) {
+	a, b := &fixed{name: "a"}, &fixed{name: "b"}
+	a.tables(catalogue.TableInfo, "orders", "payments")
+	b.store(catalogue.MustMetric(catalogue.ProvisionedReadCapacityUnits, 5, "acct", "us-east-1", "orders", ""),
+		catalogue.MustMetric(catalogue.ExporterTables, 2, "acct", "us-east-1"))
+	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
 	reg, err := NewRegistry(e, true)
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	full, err := Handler(reg, "/metrics", slog.New(slog.DiscardHandler))
+	sameAsPromhttp(t, x, reg)
+	formats := x.encodings.Load() / 2 // two parts
+	b.store(catalogue.MustMetric(catalogue.ProvisionedReadCapacityUnits, 7, "acct", "us-east-1", "orders", ""))
+	x.Published()
+	waitEncoded(t, x)
+	if n := x.encodings.Load() - 2*formats; n != formats {
+		t.Errorf("a publish of one collector of two: %d parts encoded, want %d (its own, per format)", n, formats)
+	}
+	sameAsPromhttp(t, x, reg)
+	if x.joint.Load() {
+		t.Error("disjoint collectors gathered together")
+	}
+}
+
+// Two collectors emitting the same family: the snapshots are gathered
+// together, so that the family is one block, as promhttp serves it.
+func TestExpositionMergesFamilySharedByCollectors(t *testing.T) {
+	a, b := &fixed{name: "a"}, &fixed{name: "b"}
+	a.tables(catalogue.TableInfo, "orders", "payments")
+	b.tables(catalogue.TableInfo, "accounts")
+	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
+	reg, err := NewRegistry(e, true)
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	for _, h := range []struct {
-		name string
-		h    http.Handler
-	}{{"cached", x}, {"promhttp", full}} {
-		for _, enc := range []string{"identity", "gzip"} {
-			b.Run(h.name+"/"+enc, func(b *testing.B) {
-				req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
-				req.Header.Set("Accept-Encoding", enc)
-				for b.Loop() {
-					rec := httptest.NewRecorder()
-					h.h.ServeHTTP(rec, req)
-				}
-			})
-		}
+	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsPromhttp(t, x, reg)
+	if !x.joint.Load() {
+		t.Error("a family shared by two collectors did not make them gathered together")
+	}
+	b.tables(catalogue.TableInfo, "accounts", "users")
+	x.Published()
+	waitEncoded(t, x)
+	sameAsPromhttp(t, x, reg)
+	// Found on a format first asked for after the snapshots were encoded
+	// (in no format yet): served merged, and not counted as an error.
+	y, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y.Published()
+	waitEncoded(t, y)
+	sameAsPromhttp(t, y, reg)
+	waitEncoded(t, y)
+	if !y.joint.Load() || y.ready.Load().joint != true {
+		t.Error("a family shared by two collectors, found on a scrape, did not make them gathered together")
+	}
+	var m dto.Metric
+	if err := y.errs.WithLabelValues("gathering").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if v := m.GetCounter().GetValue(); v != 0 {
+		t.Errorf("%v gathering errors counted for a family shared by two collectors", v)
+	}
+	if n := tableInfos(t, x, "", "gzip"); n != 4 {
+		t.Errorf("%d table_info series, want 4", n)
+	}
+}
+
+// A collector's part, reused while it publishes nothing new, keeps only
+// the formats in use: a format no longer asked for is freed at the next
+// publish of any collector.
+func TestExpositionFreesUnusedFormatsOfReusedParts(t *testing.T) {
+	a, b := &fixed{name: "a"}, &fixed{name: "b"}
+	a.tables(catalogue.TableInfo, "orders")
+	b.store(catalogue.MustMetric(catalogue.ExporterTables, 1, "acct", "us-east-1"))
+	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
+	reg, err := NewRegistry(e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := NewExposition(e, reg, false, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	x.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tableInfos(t, x, protoAccept, "")
+	mu.Lock()
+	now = now.Add(formatKeep + time.Minute)
+	mu.Unlock()
+	tableInfos(t, x, "", "gzip")
+	b.store(catalogue.MustMetric(catalogue.ExporterTables, 2, "acct", "us-east-1"))
+	x.Published()
+	waitEncoded(t, x)
+	g := x.ready.Load()
+	pa := g.parts[0]
+	pa.mu.Lock()
+	defer pa.mu.Unlock()
+	if _, ok := pa.enc[cacheKey{expfmt.FmtProtoDelim, false}]; ok || len(pa.enc) != 1 {
+		t.Errorf("collector a's part after protobuf went unused: %d formats kept (protobuf kept: %v), want text+gzip only", len(pa.enc), ok)
 	}
 }

@@ -32,7 +32,8 @@ func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger
 
 // Handler returns the HTTP handler of the app: the metrics at
 // telemetryPath, served from the Exposition cache (the collectors'
-// snapshots are encoded once per cycle and format), and at the root a
+// snapshots are encoded in the background once per published snapshot and
+// format in use; every scheduler run announces its snapshot), and at the root a
 // landing page that links the metrics and shows the fleet summary (the
 // largest monthly saving first).
 func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, error) {
@@ -40,6 +41,7 @@ func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, 
 	if err != nil {
 		return nil, fmt.Errorf("building the exposition: %w", err)
 	}
+	a.published.add(x)
 	if telemetryPath == "/" {
 		return x, nil
 	}
