@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -990,13 +991,19 @@ func TestCollectorRunsNeverOverlap(t *testing.T) {
 	r.srv.ResetPeakInFlight()
 	cfg := r.app.Config
 	discovery := collectors.NewDiscovery(r.app.Targets, cfg.Tables, cfg.Shard, r.app.Inventory, slog.New(slog.DiscardHandler))
+	runs := []*overlapCounter{{Collector: discovery}, {Collector: r.app.CloudWatch}}
 	sched := exporter.NewScheduler([]exporter.Job{
-		{Collector: discovery, Interval: 200 * time.Millisecond},
-		{Collector: r.app.CloudWatch, Interval: 200 * time.Millisecond},
+		{Collector: runs[0], Interval: 200 * time.Millisecond},
+		{Collector: runs[1], Interval: 200 * time.Millisecond},
 	}, r.clk, exporter.NewSelfMetrics(), slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	sched.Run(ctx)
+	for _, c := range runs {
+		if peak := c.peak.Load(); peak != 1 {
+			t.Errorf("collector %s: %d runs at once, want 1", c.Name(), peak)
+		}
+	}
 	for _, op := range []struct{ service, op string }{{awssim.ServiceDynamoDB, "ListTables"}, {awssim.ServiceCloudWatch, "ListMetrics"}} {
 		byRegion := map[string]int{}
 		for _, rec := range r.srv.Requests() {
@@ -1005,8 +1012,14 @@ func TestCollectorRunsNeverOverlap(t *testing.T) {
 			}
 		}
 		for _, region := range []string{"us-east-1", "eu-west-1"} {
-			if peak := r.srv.PeakInFlight(op.service, op.op, region); peak > 1 {
-				t.Errorf("%s %s in %s: %d calls in flight at once, want at most 1", op.service, op.op, region, peak)
+			// The simulated account counts a call in flight until its
+			// handler returns: a call the SDK gave up on (the run's
+			// bound) may still be held by its delay when the next run's
+			// call arrives, because the server notices the closed
+			// connection a little later. So a second one is tolerated
+			// only while the runs themselves never overlapped (above).
+			if peak := r.srv.PeakInFlight(op.service, op.op, region); peak > 2 {
+				t.Errorf("%s %s in %s: %d calls in flight at once, want at most 1 (2 while a cancelled one drains)", op.service, op.op, region, peak)
 			}
 		}
 		if byRegion["us-east-1"] < 3 {
@@ -1014,6 +1027,21 @@ func TestCollectorRunsNeverOverlap(t *testing.T) {
 		}
 		t.Logf("%s %s: calls in 2s by region %v, at most 1 in flight per region", op.service, op.op, byRegion)
 	}
+}
+
+// overlapCounter wraps a collector and records the most runs of it in
+// progress at once.
+type overlapCounter struct {
+	collectors.Collector
+	inFlight, peak atomic.Int32
+}
+
+func (c *overlapCounter) Run(ctx context.Context, now time.Time) error {
+	n := c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	for p := c.peak.Load(); n > p && !c.peak.CompareAndSwap(p, n); p = c.peak.Load() {
+	}
+	return c.Collector.Run(ctx, now)
 }
 
 // TestHungRegionDoesNotStarveOthers: every CloudWatch call in us-east-1
