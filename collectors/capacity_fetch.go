@@ -217,8 +217,10 @@ func (s FetchSettings) withDefaults() FetchSettings {
 }
 
 // pacer is a token bucket of capacity one per limit (requests, and
-// datapoints when set): each request takes the next free slot, so that no
-// second ever holds more than the rate. A throttle pushes every slot back.
+// datapoints when set): a request is released no sooner than one interval
+// after the one before it was actually released, so that no second ever
+// holds more than the rate, even when workers wake late and together. A
+// throttle pushes the next release back.
 type pacer struct {
 	mu                 sync.Mutex
 	perRequest         time.Duration
@@ -236,30 +238,28 @@ func newPacer(s FetchSettings) *pacer {
 
 // wait blocks until a request of points datapoints may be sent.
 func (p *pacer) wait(ctx context.Context, points int) error {
-	p.mu.Lock()
-	now := time.Now()
-	at := now
-	if p.nextReq.After(at) {
-		at = p.nextReq
-	}
-	if p.perPoint > 0 && p.nextPoint.After(at) {
-		at = p.nextPoint
-	}
-	p.nextReq = at.Add(p.perRequest)
-	if p.perPoint > 0 {
-		p.nextPoint = at.Add(time.Duration(p.perPoint * float64(points) * float64(time.Second)))
-	}
-	p.mu.Unlock()
-	if d := at.Sub(now); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
+	for {
+		p.mu.Lock()
+		now := time.Now()
+		at := p.nextReq
+		if p.nextPoint.After(at) {
+			at = p.nextPoint
+		}
+		if !now.Before(at) {
+			p.nextReq = now.Add(p.perRequest)
+			p.nextPoint = now.Add(time.Duration(p.perPoint * float64(points) * float64(time.Second)))
+			p.mu.Unlock()
+			return ctx.Err()
+		}
+		p.mu.Unlock()
+		t := time.NewTimer(at.Sub(now))
 		select {
 		case <-t.C:
 		case <-ctx.Done():
+			t.Stop()
 			return ctx.Err()
 		}
 	}
-	return ctx.Err()
 }
 
 // pause keeps every request back for d from now.
