@@ -60,6 +60,7 @@ type options struct {
 	timeout     time.Duration
 	exporter    string
 	out         string
+	latency     time.Duration
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "longest wait for the first capacity cycle")
 	flag.StringVar(&o.exporter, "exporter", "", "exporter binary (default: go build the module into a temporary directory)")
 	flag.StringVar(&o.out, "o", "", "also write the figures as Markdown to this file")
+	flag.DurationVar(&o.latency, "latency", 0, "latency injected in every call to the simulated account (e.g. 200ms), to measure the first capacity cycle as on real AWS")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -215,6 +217,9 @@ func measure(o options, n int, dir string) (result, error) {
 		return r, err
 	}
 	defer srv.Close()
+	if o.latency > 0 {
+		srv.InjectFault(awssim.Fault{Delay: o.latency})
+	}
 	r.simBuild = time.Since(t0)
 	runtime.GC()
 	var ms runtime.MemStats
