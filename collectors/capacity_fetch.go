@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
@@ -106,8 +107,10 @@ type queryResult struct {
 }
 
 // fetchBatch runs one request (all queries share a window), following
-// NextToken should CloudWatch paginate anyway.
-func fetchBatch(ctx context.Context, t *awsclient.Target, batch []historyQuery) ([]queryResult, error) {
+// NextToken should CloudWatch paginate anyway. pace, when not nil, holds
+// back every attempt (the SDK's retries too) until the pacer releases it,
+// after signing, just before it is sent.
+func fetchBatch(ctx context.Context, t *awsclient.Target, batch []historyQuery, pace *pacer) ([]queryResult, error) {
 	w := batch[0].w
 	in := &cloudwatch.GetMetricDataInput{
 		StartTime: aws.Time(w.start),
@@ -130,9 +133,15 @@ func fetchBatch(ctx context.Context, t *awsclient.Target, batch []historyQuery) 
 		})
 	}
 	out := make([]queryResult, len(batch))
+	var opts []func(*cloudwatch.Options)
+	if pace != nil {
+		opts = append(opts, func(o *cloudwatch.Options) {
+			o.APIOptions = append(o.APIOptions, pace.stackOption(len(batch)*w.points()))
+		})
+	}
 	pager := cloudwatch.NewGetMetricDataPaginator(t.CloudWatch, in)
 	for pager.HasMorePages() {
-		page, err := pager.NextPage(ctx)
+		page, err := pager.NextPage(ctx, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("GetMetricData for capacity history in %s (%d queries, %s from %s): %w",
 				t.Key(), len(batch), w.period, w.start.Format(time.RFC3339), err)
@@ -259,6 +268,21 @@ func (p *pacer) wait(ctx context.Context, points int) error {
 			t.Stop()
 			return ctx.Err()
 		}
+	}
+}
+
+// stackOption adds the pacer to an SDK call, at the end of the Finalize
+// step: inside the retry loop and after signing, so that every attempt is
+// paced and leaves as soon as it is released.
+func (p *pacer) stackOption(points int) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("dynamodbExporterPaceHistoryFetch",
+			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				if err := p.wait(ctx, points); err != nil {
+					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
+				}
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
 	}
 }
 
@@ -418,11 +442,8 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				var o fetchOutcome
-				o.job = j
-				if o.err = pace.wait(ctx, len(j.batch)*j.batch[0].w.points()); o.err == nil {
-					o.res, o.err = fetchBatch(ctx, t, j.batch)
-				}
+				o := fetchOutcome{job: j}
+				o.res, o.err = fetchBatch(ctx, t, j.batch, pace)
 				outcomes <- o
 			}
 		}()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sort"
@@ -126,11 +128,17 @@ func fetchAccount(t *testing.T, regions []string, n int, age time.Duration) (*aw
 // fetchTarget returns the clients of one region of the simulated account;
 // maxAttempts 0 keeps the SDK's retry budget.
 func fetchTarget(t *testing.T, url, region string, maxAttempts int) *awsclient.Target {
+	return fetchTargetVia(t, url, region, maxAttempts, nil)
+}
+
+// fetchTargetVia is fetchTarget with the HTTP client hc (nil: the SDK's).
+func fetchTargetVia(t *testing.T, url, region string, maxAttempts int, hc *http.Client) *awsclient.Target {
 	t.Helper()
 	target, err := awsclient.NewTarget(context.Background(), config.Account{Name: "acct"}, region, awsclient.Options{
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
 		Endpoints:   config.Endpoints{DynamoDB: url, CloudWatch: url, ApplicationAutoScaling: url},
 		MaxAttempts: maxAttempts,
+		HTTPClient:  hc,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +208,34 @@ func maxInWindow(times []time.Time, w time.Duration) int {
 	return best
 }
 
+// sendLog is an HTTP transport noting when each GetMetricData request
+// leaves the client.
+type sendLog struct {
+	mu    sync.Mutex
+	times []time.Time
+}
+
+func (l *sendLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/GetMetricData") {
+		l.mu.Lock()
+		l.times = append(l.times, time.Now())
+		l.mu.Unlock()
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (l *sendLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.times = nil
+}
+
+func (l *sendLog) sent() []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.times)
+}
+
 func metricDataTimes(sim *awssim.Server) []time.Time {
 	var out []time.Time
 	for _, r := range sim.Requests() {
@@ -225,10 +261,12 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 	const (
 		tables  = 200
 		latency = 500 * time.Millisecond
-		rate    = 20.0
+		rate    = 10.0
 	)
 	sim, url := fetchAccount(t, []string{"us-east-1"}, tables, 26*time.Hour)
-	target := fetchTarget(t, url, "us-east-1", 0)
+	var sends sendLog
+	t.Setenv("AWS_CA_BUNDLE", "") // a CA bundle needs the SDK's own HTTP client; the endpoint is plain HTTP
+	target := fetchTargetVia(t, url, "us-east-1", 0, &http.Client{Transport: &sends})
 	inv := discovered(t, target)
 	ctx := context.Background()
 	// Both runs derive at the same time: the figures depend on it.
@@ -249,6 +287,7 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 
 	sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Delay: latency})
 	sim.ResetRequests()
+	sends.reset()
 	var logs syncBuffer
 	c := collectors.NewCapacity([]*awsclient.Target{target}, inv,
 		capacitySettings(collectors.FetchSettings{Concurrency: 16, RequestsPerSecond: rate, ProgressEvery: 500 * time.Millisecond}),
@@ -300,21 +339,31 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 	}
 
 	// Rate: a token bucket of one token releases at most rate × w + 1
-	// requests in any window of w; one more is allowed for the jitter
-	// between a request's release and its arrival at the endpoint (two
-	// requests released 1/rate apart may arrive closer on a loaded
-	// machine). Without the pace, 16 workers at 500 ms would send 32 a
-	// second.
-	times := metricDataTimes(sim)
-	if mean := float64(len(times)-1) / times[len(times)-1].Sub(times[0]).Seconds(); mean > rate {
-		t.Errorf("mean rate %.1f requests per second, want at most %g", mean, rate)
+	// requests in any window of w, as they leave the client. At the
+	// endpoint (the simulated account's own request log) delivery can
+	// bunch them: a request held up to 250 ms between client and handler
+	// on a loaded machine arrives with the next ones, so rate/4 more are
+	// allowed there. Without the pace, 16 workers at 500 ms send about
+	// 26 a second on a loaded 2-core machine (measured), far above both.
+	atEndpoint := metricDataTimes(sim)
+	if mean := float64(len(atEndpoint)-1) / atEndpoint[len(atEndpoint)-1].Sub(atEndpoint[0]).Seconds(); mean > rate {
+		t.Errorf("mean rate %.1f requests per second at the endpoint, want at most %g", mean, rate)
 	}
-	for _, w := range []time.Duration{time.Second, 3 * time.Second} {
-		limit := int(rate*w.Seconds()) + 2
-		if n := maxInWindow(times, w); n > limit {
-			t.Errorf("%d GetMetricData requests within %s at the endpoint, want at most %d at %g per second", n, w, limit, rate)
-		} else {
-			t.Logf("at most %d requests within %s (limit %d)", n, w, limit)
+	for _, m := range []struct {
+		where string
+		times []time.Time
+		slack int
+	}{{"leaving the client", sends.sent(), 0}, {"at the endpoint", atEndpoint, int(math.Floor(rate / 4))}} {
+		if len(m.times) != requests {
+			t.Errorf("%d GetMetricData requests %s, want %d", len(m.times), m.where, requests)
+		}
+		for _, w := range []time.Duration{time.Second, 3 * time.Second} {
+			limit := int(rate*w.Seconds()) + 1 + m.slack
+			if n := maxInWindow(m.times, w); n > limit {
+				t.Errorf("%d GetMetricData requests within %s %s, want at most %d at %g per second", n, w, m.where, limit, rate)
+			} else {
+				t.Logf("at most %d requests within %s %s (limit %d)", n, w, m.where, limit)
+			}
 		}
 	}
 
