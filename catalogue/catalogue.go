@@ -130,7 +130,7 @@ var (
 
 // families is the catalogue, in the order the docs show: the AWS-sourced
 // families, the derived ones (derived.go), then the exporter's own.
-var families = concat(awsFamilies, derivedFamilies, exporterFamilies)
+var families = concat(awsFamilies, derivedFamilies, exporterFamilies, capacityFetchFamilies)
 
 func concat(parts ...[]Family) []Family {
 	var out []Family

@@ -1,5 +1,6 @@
 // Auto-scaling settings: Application Auto Scaling DescribeScalableTargets and
-// DescribeScalingPolicies for the DynamoDB service namespace.
+// DescribeScalingPolicies for the DynamoDB service namespace, the targets
+// read concurrently.
 package collectors
 
 import (
@@ -11,6 +12,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,7 +31,9 @@ type AutoScaling struct {
 	inventory *Inventory
 	logger    *slog.Logger
 	snap      snapshot
-	last      map[string][]prometheus.Metric
+
+	mu   sync.Mutex
+	last map[string][]prometheus.Metric // per target key
 }
 
 // NewAutoScaling returns the auto-scaling collector.
@@ -75,21 +79,35 @@ func ParseScalingResource(resourceID string, dim aastypes.ScalableDimension) (Sc
 }
 
 // Run implements Collector. A target that fails keeps its previous metrics.
+// Targets are read concurrently, and each one's figures are published as
+// soon as it is done: a region that hangs delays no other.
 func (c *AutoScaling) Run(ctx context.Context, _ time.Time) error {
-	var errs []error
-	var ms []prometheus.Metric
-	for _, t := range c.targets {
+	errs := make([]error, len(c.targets))
+	eachTargetAtOnce(c.targets, func(i int, t *awsclient.Target) {
 		tm, err := c.collectTarget(ctx, t)
 		if err != nil {
-			errs = append(errs, forTarget(t, err))
+			errs[i] = forTarget(t, err)
 			c.logger.Warn("reading auto-scaling settings failed; keeping the previous ones", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
-			tm = c.keepMonitored(t, c.last[t.Key()])
+			c.mu.Lock()
+			previous := c.last[t.Key()]
+			c.mu.Unlock()
+			tm = c.keepMonitored(t, previous)
 		}
-		c.last[t.Key()] = tm
-		ms = append(ms, tm...)
-	}
-	c.snap.store(ms)
+		c.publish(t, tm)
+	})
 	return errors.Join(errs...)
+}
+
+// publish replaces the target's figures in the snapshot.
+func (c *AutoScaling) publish(t *awsclient.Target, ms []prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last[t.Key()] = ms
+	var all []prometheus.Metric
+	for _, t := range c.targets {
+		all = append(all, c.last[t.Key()]...)
+	}
+	c.snap.store(all)
 }
 
 // monitored returns the names of the target's monitored tables.

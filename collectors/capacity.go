@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,6 +42,8 @@ type CapacitySettings struct {
 	Prices []capacity.PriceOverride
 	// Tables, when not nil, restricts the collector to the tables it accepts.
 	Tables func(name string) bool
+	// Fetch bounds the concurrency and rate of the history requests.
+	Fetch FetchSettings
 }
 
 // Capacity is the capacity-mode collector.
@@ -50,6 +53,7 @@ type Capacity struct {
 	settings  CapacitySettings
 	logger    *slog.Logger
 	snap      snapshot
+	fetcher   *historyFetcher
 
 	mu    sync.Mutex
 	state map[string]*capacityState
@@ -108,14 +112,18 @@ func NewCapacity(targets []*awsclient.Target, inv *Inventory, s CapacitySettings
 	if s.SurgeFactor <= 1 {
 		s.SurgeFactor = 3
 	}
-	return &Capacity{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*capacityState{}}
+	return &Capacity{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*capacityState{},
+		fetcher: newHistoryFetcher(s.Fetch, logger)}
 }
 
 // Name implements Collector.
 func (c *Capacity) Name() string { return "capacity" }
 
-// Metrics implements Collector.
-func (c *Capacity) Metrics() []prometheus.Metric { return c.snap.Metrics() }
+// Metrics implements Collector: the last run's figures, and the history
+// fetch's progress, which moves while a run fetches.
+func (c *Capacity) Metrics() []prometheus.Metric {
+	return slices.Concat(c.snap.Metrics(), c.fetcher.metrics())
+}
 
 // Reports returns the figures of the last run, per target then table.
 func (c *Capacity) Reports() []TableReport {
@@ -238,19 +246,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			}
 		}
 	}
-	failed := map[historyKey]bool{}
-	batches := batchQueries(qs)
-	for _, batch := range batches {
-		res, err := fetchBatch(ctx, t, batch)
-		if err != nil {
-			errs = append(errs, err)
-			c.logger.Warn("fetching capacity history failed; it will be fetched again next run", "account", t.Account, "region", t.Region,
-				"queries", len(batch), "error_code", awsclient.ErrorCode(err), "err", err)
-			for _, q := range batch {
-				failed[q.key] = true
-			}
-			continue
-		}
+	failed, fetchErrs := c.fetcher.fetch(ctx, t, qs, func(batch []historyQuery, res []queryResult) {
 		for i, q := range batch {
 			h := fresh[q.key]
 			if h == nil {
@@ -258,7 +254,8 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			}
 			h.apply(q.w, res[i].ts, res[i].vs)
 		}
-	}
+	})
+	errs = append(errs, fetchErrs...)
 	for _, tb := range tables {
 		own := b.since(creation(tb))
 		for _, k := range historyKeys(tb) {

@@ -1,4 +1,5 @@
-// Discovery: DynamoDB ListTables per target, filtered by name patterns.
+// Discovery: DynamoDB ListTables per target, filtered by name patterns; the
+// targets are listed concurrently.
 package collectors
 
 import (
@@ -6,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -38,31 +40,59 @@ func (d *Discovery) Name() string { return "discovery" }
 // Metrics implements Collector; discovery has none.
 func (d *Discovery) Metrics() []prometheus.Metric { return nil }
 
-// Run implements Collector. A target whose listing fails keeps its previous list.
+// Run implements Collector. A target whose listing fails keeps its previous
+// list. Targets are listed concurrently: a region that hangs delays no other.
 func (d *Discovery) Run(ctx context.Context, _ time.Time) error {
-	var errs []error
-	for _, t := range d.targets {
-		names, err := listTables(ctx, t.DynamoDB)
-		if err != nil {
-			errs = append(errs, forTarget(t, fmt.Errorf("listing tables in %s: %w", t.Key(), err)))
-			d.logger.Warn("listing tables failed; keeping the previous list", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
+	errs := make([]error, len(d.targets))
+	eachTargetAtOnce(d.targets, func(i int, t *awsclient.Target) {
+		errs[i] = d.runTarget(ctx, t)
+	})
+	return errors.Join(errs...)
+}
+
+func (d *Discovery) runTarget(ctx context.Context, t *awsclient.Target) error {
+	names, err := listTables(ctx, t.DynamoDB)
+	if err != nil {
+		d.logger.Warn("listing tables failed; keeping the previous list", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
+		return forTarget(t, fmt.Errorf("listing tables in %s: %w", t.Key(), err))
+	}
+	var kept []string
+	selected := 0
+	for _, n := range names {
+		if !d.filter.SelectsName(n) {
 			continue
 		}
-		var kept []string
-		selected := 0
-		for _, n := range names {
-			if !d.filter.SelectsName(n) {
-				continue
-			}
-			selected++
-			if d.shard.Owns(t.Account, t.Region, n) {
-				kept = append(kept, n)
-			}
+		selected++
+		if d.shard.Owns(t.Account, t.Region, n) {
+			kept = append(kept, n)
 		}
-		d.inventory.SetNames(t.Key(), kept, selected)
-		d.logger.Debug("tables discovered", "account", t.Account, "region", t.Region, "listed", len(names), "selected", selected, "kept", len(kept), "shard", d.shard.String())
 	}
-	return errors.Join(errs...)
+	d.inventory.SetNames(t.Key(), kept, selected)
+	d.logger.Debug("tables discovered", "account", t.Account, "region", t.Region, "listed", len(names), "selected", selected, "kept", len(kept), "shard", d.shard.String())
+	return nil
+}
+
+// maxTargetsInFlight bounds how many accounts and regions the discovery,
+// tables and autoscaling collectors read at once.
+const maxTargetsInFlight = 8
+
+// eachTargetAtOnce calls fn for every target (i its index), up to
+// maxTargetsInFlight at a time, and returns when every call has: a target
+// whose calls hang holds back no other. fn must only touch its own
+// target's state, or lock.
+func eachTargetAtOnce(targets []*awsclient.Target, fn func(i int, t *awsclient.Target)) {
+	sem := make(chan struct{}, maxTargetsInFlight)
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			fn(i, t)
+		}()
+	}
+	wg.Wait()
 }
 
 func listTables(ctx context.Context, api awsclient.DynamoDBAPI) ([]string, error) {

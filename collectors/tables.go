@@ -1,5 +1,6 @@
 // Table facts: DynamoDB DescribeTable, DescribeTimeToLive and, when tag
-// filters are configured, ListTagsOfResource, for every discovered table.
+// filters are configured, ListTagsOfResource, for every discovered table;
+// the targets are read concurrently.
 package collectors
 
 import (
@@ -29,6 +30,9 @@ type Tables struct {
 	concurrency int
 	logger      *slog.Logger
 	snap        snapshot
+
+	mu   sync.Mutex
+	last map[string][]prometheus.Metric // per target key
 }
 
 // NewTables returns the table-facts collector.
@@ -36,7 +40,7 @@ func NewTables(targets []*awsclient.Target, filter config.TableFilter, inv *Inve
 	if concurrency < 1 {
 		concurrency = 1
 	}
-	return &Tables{targets: targets, filter: filter, inventory: inv, concurrency: concurrency, logger: logger}
+	return &Tables{targets: targets, filter: filter, inventory: inv, concurrency: concurrency, logger: logger, last: map[string][]prometheus.Metric{}}
 }
 
 // Name implements Collector.
@@ -46,31 +50,42 @@ func (c *Tables) Name() string { return "tables" }
 func (c *Tables) Metrics() []prometheus.Metric { return c.snap.Metrics() }
 
 // Run implements Collector. A table that cannot be described keeps its last
-// known description; a table that no longer exists is dropped.
+// known description; a table that no longer exists is dropped. Targets are
+// read concurrently, and each one's figures are published as soon as it is
+// done: a region that hangs delays no other.
 func (c *Tables) Run(ctx context.Context, _ time.Time) error {
-	var errs []error
-	var ms []prometheus.Metric
-	for _, t := range c.targets {
+	errs := make([]error, len(c.targets))
+	eachTargetAtOnce(c.targets, func(i int, t *awsclient.Target) {
 		if !c.inventory.KnowsNames(t.Key()) {
 			// Discovery has never succeeded here; its own error says why.
-			continue
+			return
 		}
 		previous := map[string]*Table{}
 		for _, tb := range c.inventory.Tables(t.Key()) {
 			previous[tb.Name] = tb
 		}
 		tables, err := c.describeAll(ctx, t, c.inventory.Names(t.Key()), previous)
-		if err != nil {
-			errs = append(errs, forTarget(t, err))
-		}
+		errs[i] = forTarget(t, err)
 		c.inventory.SetTables(t.Key(), tables)
-		ms = append(ms, catalogue.MustMetric(catalogue.ExporterTables, float64(len(tables)), t.Account, t.Region))
+		ms := []prometheus.Metric{catalogue.MustMetric(catalogue.ExporterTables, float64(len(tables)), t.Account, t.Region)}
 		for _, tb := range tables {
 			ms = append(ms, tableMetrics(t, tb)...)
 		}
-	}
-	c.snap.store(ms)
+		c.publish(t, ms)
+	})
 	return errors.Join(errs...)
+}
+
+// publish replaces the target's figures in the snapshot.
+func (c *Tables) publish(t *awsclient.Target, ms []prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last[t.Key()] = ms
+	var all []prometheus.Metric
+	for _, t := range c.targets {
+		all = append(all, c.last[t.Key()]...)
+	}
+	c.snap.store(all)
 }
 
 func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []string, previous map[string]*Table) ([]*Table, error) {

@@ -60,6 +60,8 @@ type Capacity struct {
 	MaxThrottledRatio float64 `yaml:"max_throttled_ratio"`
 	// Prices override the built-in list prices per region and table class.
 	Prices []CapacityPrice `yaml:"prices"`
+	// Fetch bounds the concurrency and rate of the history requests.
+	Fetch CapacityFetch `yaml:"fetch"`
 }
 
 // CapacityPrice overrides some or all capacity prices of one region (and
@@ -81,6 +83,7 @@ func (c *Capacity) applyDefaults() {
 	setDefault(&c.Delay, DefaultCapacityDelay)
 	setDefault(&c.History, DefaultCapacityHistory)
 	setDefault(&c.ScaleOutDelay, DefaultCapacityScaleOutDelay)
+	c.Fetch.applyDefaults()
 	for _, f := range []struct {
 		v   *float64
 		def float64
@@ -110,6 +113,9 @@ func (c *Capacity) validate() error {
 	}
 	if d := c.ScaleOutDelay.D(); d < 0 || d > time.Hour {
 		return fmt.Errorf("%sscale_out_delay: must be between 0s and 1h, got %s", key, d)
+	}
+	if err := c.Fetch.validate(); err != nil {
+		return err
 	}
 	checks := []struct {
 		name   string

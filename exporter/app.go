@@ -218,6 +218,11 @@ func CapacitySettings(c config.Capacity) collectors.CapacitySettings {
 		PeakPercentile: c.PeakPercentile,
 		SurgeFactor:    c.SurgeFactor,
 		ScaleOutDelay:  c.ScaleOutDelay.D(),
+		Fetch: collectors.FetchSettings{
+			Concurrency:         c.Fetch.Concurrency,
+			RequestsPerSecond:   c.Fetch.RequestsPerSecond,
+			DatapointsPerSecond: c.Fetch.DatapointsPerSecond,
+		},
 		Options: capacity.Options{
 			MinMonthlySaving:  zeroAsNone(c.MinMonthlySaving),
 			MinRequestRate:    zeroAsNone(c.MinRequestRate),
