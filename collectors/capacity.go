@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -121,9 +120,11 @@ func (c *Capacity) Name() string { return "capacity" }
 
 // Metrics implements Collector: the last run's figures, and the history
 // fetch's progress, which moves while a run fetches.
-func (c *Capacity) Metrics() []prometheus.Metric {
-	return slices.Concat(c.snap.Metrics(), c.fetcher.metrics())
-}
+func (c *Capacity) Metrics() []prometheus.Metric { return c.snap.Metrics() }
+
+// LiveMetrics implements LiveReporter: the progress of the history fetch,
+// which moves during a run.
+func (c *Capacity) LiveMetrics() []prometheus.Metric { return c.fetcher.metrics() }
 
 // Reports returns the figures of the last run, per target then table.
 func (c *Capacity) Reports() []TableReport {

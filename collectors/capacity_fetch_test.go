@@ -279,7 +279,7 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 	if err := ref.Run(ctx, now); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := figures(t, ref.Metrics())
+	want, _ := figures(t, withLive(ref))
 	requests := sim.RequestCount(awssim.ServiceCloudWatch, "GetMetricData")
 	if len(want) < tables || requests < 20 {
 		t.Fatalf("reference fetch: %d figures from %d requests; the account is too small to measure", len(want), requests)
@@ -308,7 +308,7 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			_, self := figures(t, c.Metrics())
+			_, self := figures(t, withLive(c))
 			if self[`dynamodb_exporter_capacity_history_fetch_tables{account=acct,region=us-east-1,state=done}`] > 0 &&
 				self[`dynamodb_exporter_capacity_history_fetch_tables{account=acct,region=us-east-1,state=pending}`] > 0 {
 				sawMiddle = true
@@ -330,7 +330,7 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 	if elapsed > bound {
 		t.Errorf("first fetch took %s, want under %s (half of %d requests × %s one after the other)", elapsed, bound, requests, latency)
 	}
-	got, self := figures(t, c.Metrics())
+	got, self := figures(t, withLive(c))
 	if !slices.Equal(got, want) {
 		t.Errorf("concurrent fetch derived %d figures, the sequential one %d; first difference: %s", len(got), len(want), firstDiff(got, want))
 	}
@@ -414,7 +414,7 @@ func TestCapacityFetchThrottlingLosesNoTable(t *testing.T) {
 	if err := ref.Run(ctx, now); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := figures(t, ref.Metrics())
+	want, _ := figures(t, withLive(ref))
 
 	const throttles = 6
 	sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Error: awssim.ErrThrottling, Times: throttles})
@@ -422,7 +422,7 @@ func TestCapacityFetchThrottlingLosesNoTable(t *testing.T) {
 	if err := c.Run(ctx, now); err != nil {
 		t.Fatalf("throttled fetch: %v", err)
 	}
-	got, self := figures(t, c.Metrics())
+	got, self := figures(t, withLive(c))
 	if !slices.Equal(got, want) {
 		t.Errorf("throttled fetch derived %d figures, an unthrottled one %d; first difference: %s", len(got), len(want), firstDiff(got, want))
 	}
@@ -461,7 +461,7 @@ func TestCapacityFetchOneTableFailingStopsNoOther(t *testing.T) {
 			}
 		}
 	}
-	_, self := figures(t, c.Metrics())
+	_, self := figures(t, withLive(c))
 	done := self[`dynamodb_exporter_capacity_history_fetch_tables{account=acct,region=us-east-1,state=done}`]
 	failed := self[`dynamodb_exporter_capacity_history_fetch_tables{account=acct,region=us-east-1,state=failed}`]
 	if failed != float64(len(lost)) || done != float64(40-len(lost)) || len(lost) == 0 || len(lost) > 20 {
@@ -529,4 +529,10 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// withLive returns a capacity collector's snapshot and its live figures
+// (the fetch's progress), as a scrape sees them.
+func withLive(c *collectors.Capacity) []prometheus.Metric {
+	return append(c.Metrics(), c.LiveMetrics()...)
 }

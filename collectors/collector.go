@@ -28,6 +28,15 @@ type Collector interface {
 	Metrics() []prometheus.Metric
 }
 
+// LiveReporter is implemented by a collector with figures that move while a
+// run is in progress (the capacity history's first fetch): they are read
+// on every scrape, apart from the snapshot, which is encoded once per
+// publish and so only changes at the end of a run.
+type LiveReporter interface {
+	// LiveMetrics returns the figures as they are now.
+	LiveMetrics() []prometheus.Metric
+}
+
 // snapshot holds the last set of metrics a collector built; reads never block.
 type snapshot struct {
 	p atomic.Pointer[[]prometheus.Metric]

@@ -39,10 +39,18 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.collectSelf(ch)
 }
 
-// collectSelf sends the self-metrics and the build info.
+// collectSelf sends the self-metrics, the collectors' live figures and the
+// build info.
 func (e *Exporter) collectSelf(ch chan<- prometheus.Metric) {
 	for _, m := range e.self.Metrics() {
 		ch <- m
+	}
+	for _, c := range e.collectors {
+		if l, ok := c.(collectors.LiveReporter); ok {
+			for _, m := range l.LiveMetrics() {
+				ch <- m
+			}
+		}
 	}
 	ch <- catalogue.MustMetric(catalogue.ExporterBuildInfo, 1,
 		version.Version, version.Revision, version.Branch, runtime.Version(), runtime.GOOS, runtime.GOARCH, version.GetTags())
