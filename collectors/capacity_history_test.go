@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// TestHistoryRollKeepsTotals checks that moving the tier boundaries folds
-// minutes into 5-minute Sums and those into hours without losing a unit,
-// and that a refresh only asks for the minutes since the last one held.
+// TestHistoryRollKeepsTotals checks that compacting a fetched history and
+// folding the settled minutes into hours loses no unit, and that a refresh
+// only asks for the minutes since the last one held.
 func TestHistoryRollKeepsTotals(t *testing.T) {
 	end := time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
 	b := boundsAt(end, 90*day)
@@ -28,6 +28,10 @@ func TestHistoryRollKeepsTotals(t *testing.T) {
 	if got := total(); got != want {
 		t.Fatalf("total %v, want %v", got, want)
 	}
+	h.compact(b.end, peakCandidates(99), time.Time{})
+	if got := total(); got != want {
+		t.Fatalf("compacted: total %v, want %v", got, want)
+	}
 	for step := 1; step <= 30; step++ {
 		end = end.Add(2 * time.Hour)
 		nb := boundsAt(end, 90*day)
@@ -45,16 +49,17 @@ func TestHistoryRollKeepsTotals(t *testing.T) {
 		}
 		h.apply(ws[0], ts, vs)
 		h.finish(nb)
+		h.settle(nb.end)
 		b = nb
 		if got, want := h.sum(b.h0, b.end), b.end.Sub(b.h0).Minutes(); math.Abs(got-want) > 1e-6 {
 			t.Fatalf("step %d: total %v, want %v", step, got, want)
 		}
-		if !h.minute.start.Equal(b.b1) || !h.five.start.Equal(b.b5) || !h.hour.start.Equal(b.h0) || !h.minute.end().Equal(b.end) {
-			t.Fatalf("step %d: tiers misaligned", step)
+		if !h.h0.Equal(b.h0) || !h.end().Equal(b.end) || !h.tail0.Equal(settledAt(b.end).Truncate(time.Hour)) || !h.fed.Equal(settledAt(b.end)) {
+			t.Fatalf("step %d: history misaligned: h0 %s tail0 %s fed %s end %s", step, h.h0, h.tail0, h.fed, h.end())
 		}
 	}
-	if n := len(h.minute.v) + len(h.five.v) + len(h.hour.v); n > 15*1440+48*288+27*24+60 {
-		t.Errorf("history holds %d points, more than the tiers allow", n)
+	if n := len(h.hours) + len(h.tail); n > 90*24+60+5 {
+		t.Errorf("history holds %d points, more than 90 days of hours and the current hour", n)
 	}
 	// Away longer than CloudWatch keeps minutes: the history is refetched.
 	if h.roll(boundsAt(end.Add(16*day), 90*day)) {
@@ -125,11 +130,16 @@ func TestHistorySizedByAge(t *testing.T) {
 	}
 	fill(young, own, windowsFor(nil, b, created))
 	fill(full, b, windowsFor(nil, b, created))
-	if n, limit := len(young.hour.v)+len(young.five.v)+len(young.minute.v), int(end.Sub(created.Truncate(time.Hour)).Minutes()); n > limit {
-		t.Errorf("a 2-day-old table holds %d points, want at most %d (its minutes)", n, limit)
+	if s := young.staged; len(s.hour.v)+len(s.five.v)+len(s.minute.v) > int(end.Sub(created.Truncate(time.Hour)).Minutes()) {
+		t.Errorf("a 2-day-old table fetches %d points, want at most its minutes", len(s.hour.v)+len(s.five.v)+len(s.minute.v))
 	}
-	if n := len(full.hour.v) + len(full.five.v) + len(full.minute.v); n < 30000 {
-		t.Fatalf("full layout holds %d points only", n)
+	if s := full.staged; len(s.hour.v)+len(s.five.v)+len(s.minute.v) < 30000 {
+		t.Fatalf("full layout holds %d points only", len(s.hour.v)+len(s.five.v)+len(s.minute.v))
+	}
+	young.compact(end, peakCandidates(99), created)
+	full.compact(end, peakCandidates(99), created)
+	if n, limit := len(young.hours)+len(young.tail), int(end.Sub(created.Truncate(time.Hour)).Hours())+65; n > limit {
+		t.Errorf("a 2-day-old table holds %d points, want at most %d (its hours)", n, limit)
 	}
 	// 70 days later (past both tier boundaries), refreshed every 6 hours.
 	for step := 1; step <= 280; step++ {
@@ -139,6 +149,7 @@ func TestHistorySizedByAge(t *testing.T) {
 				t.Fatalf("step %d: roll refused", step)
 			}
 			fill(h, nb, windowsFor(h, nb, created))
+			h.settle(nb.end)
 		}
 		if step%40 == 0 || step == 1 {
 			want := nb.end.Sub(created).Minutes()
