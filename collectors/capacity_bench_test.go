@@ -17,13 +17,18 @@ import (
 var benchEnd = time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
 
 // benchTraffic is a consumed Sum per minute: a daily cycle between 20 and
-// 180 units/s with a weekly dip and deterministic noise, scaled per series.
+// 180 units/s with a weekly dip, a 5x rush of 20 minutes at 14:03 UTC
+// (which the simulated auto-scaling throttles) and deterministic noise,
+// scaled per series.
 func benchTraffic(scale float64) func(time.Time) float64 {
 	return func(m time.Time) float64 {
 		day := float64(m.Unix()%86400) / 86400
 		rate := 100 + 80*math.Sin(2*math.Pi*day)
 		if m.Weekday() == time.Sunday {
 			rate *= 0.6
+		}
+		if s := m.Unix() % 86400; s >= 14*3600+180 && s < 14*3600+1380 {
+			rate *= 5
 		}
 		noise := float64(uint64(m.Unix()/60)*2654435761%1000)/1000 - 0.5
 		return scale * rate * (1 + 0.1*noise) * 60

@@ -663,8 +663,8 @@ func (p *peakSet) prune(before int32) {
 	if i > 0 {
 		p.es = append(p.es[:0], p.es[i:]...)
 	}
-	if cap(p.es) > 64 && cap(p.es) > 4*len(p.es) {
-		p.es = append([]peakEntry(nil), p.es...)
+	if n := len(p.es) + len(p.es)/16 + 8; cap(p.es) > n+len(p.es)/8 {
+		p.es = append(make([]peakEntry, 0, n), p.es...)
 	}
 }
 

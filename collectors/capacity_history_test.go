@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"math"
+	"sort"
 	"testing"
 	"time"
 )
@@ -179,4 +180,69 @@ func TestHistorySizedByAge(t *testing.T) {
 	if got := b.since(b.h0.Add(-day)); got != b {
 		t.Errorf("since(older) = %+v", got)
 	}
+}
+
+// TestPeakSetIsExact: the k-th largest minute of any window ending at the
+// latest minute, read off the peak candidates, is the k-th largest of all
+// the window's minutes, for noisy, falling, rising and flat traffic; and a
+// daily cycle keeps a few hundred candidates of a week's 10,080 minutes.
+func TestPeakSetIsExact(t *testing.T) {
+	const n = 3 * 10080
+	shapes := map[string]func(i int) float32{
+		"noisy daily": func(i int) float32 {
+			return float32(100+80*math.Sin(2*math.Pi*float64(i)/1440)) * (1 + 0.1*float32(uint64(i)*2654435761%1000)/1000)
+		},
+		"falling": func(i int) float32 { return float32(n - i) },
+		"rising":  func(i int) float32 { return float32(i) },
+		"flat":    func(int) float32 { return 600 },
+		"idle with spikes": func(i int) float32 {
+			if i%1440 < 30 {
+				return 60000
+			}
+			return 0
+		},
+	}
+	for name, f := range shapes {
+		for _, p := range []float64{99, 95, 100} {
+			k := peakCandidates(p)
+			ps := peakSet{k: k}
+			vs := make([]float32, 0, n)
+			most := 0
+			for i := range n {
+				v := f(i)
+				vs = append(vs, v)
+				ps.push(int32(i), v)
+				ps.prune(int32(i + 1 - 10080))
+				most = max(most, len(ps.es))
+				if i%3001 != 0 && i != n-1 {
+					continue
+				}
+				for _, w := range []int{10080, 1440, 61} {
+					from := max(0, i+1-w)
+					window := append([]float64(nil), float64sOf(vs[from:])...)
+					want := percentile(window, p)
+					got := 0.0
+					cands := ps.since(int32(from), nil)
+					if r := rankFromTop(len(window), p); r <= len(cands) {
+						sort.Slice(cands, func(a, b int) bool { return cands[a] > cands[b] })
+						got = float64(cands[r-1])
+					}
+					if got != want {
+						t.Fatalf("%s p%v: minute %d, window %d: candidates give %v, all minutes %v", name, p, i, w, got, want)
+					}
+				}
+			}
+			if name == "noisy daily" && p == 99 && most > 1500 {
+				t.Errorf("%s: up to %d candidates, want a few hundred", name, most)
+			}
+		}
+	}
+}
+
+func float64sOf(vs []float32) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = float64(v)
+	}
+	return out
 }
