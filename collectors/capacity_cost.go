@@ -23,13 +23,12 @@ var CostWindows = []struct {
 // decreases).
 const whatIfWarmup = day
 
-// whatIfStart returns where the what-if's one simulation starts for history
-// ending at end: the UTC midnight at least whatIfWarmup before the longest
-// window. Every window is read off that one run, so a window does not start
-// cold at whatever minute it happens to begin, and the start stays put from
-// one run to the next within a UTC day: two runs a few minutes apart give
-// the same figures for the minutes they share. Starting at midnight also
-// starts DynamoDB's daily decrease count where it starts.
+// whatIfStart returns where the what-if's simulation starts when it starts
+// (the first run, or after a change of settings) for history ending at end:
+// the UTC midnight at least whatIfWarmup before the longest window. Every
+// window is read off that one run, which then runs on (whatIf), so a window
+// does not start cold at whatever minute it happens to begin. Starting at
+// midnight also starts DynamoDB's daily decrease count where it starts.
 func whatIfStart(end time.Time) time.Time {
 	longest := CostWindows[0].D
 	for _, w := range CostWindows {
@@ -104,7 +103,11 @@ type WindowCost struct {
 	// Covered is the history the trace covers (shorter than the window for a
 	// young table).
 	Covered time.Duration
-	// Evaluation is the capacity model's verdict.
+	// Evaluation is the capacity model's verdict. Its workloads'
+	// simulations hold the window's totals only (UnitHours, Demand,
+	// ThrottledUnits, ThrottledMinutes, MinutesAtMax): no per-minute arrays,
+	// HourlyMean, PeakDemand nor scaling decisions (the running what-if does
+	// not keep them).
 	Evaluation capacity.Evaluation
 }
 
