@@ -267,28 +267,21 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			}
 		}
 	}
-	failed := map[historyKey]bool{}
-	batches := batchQueries(qs)
-	for _, batch := range batches {
-		res, err := fetchBatch(ctx, t, batch)
-		if err != nil {
-			errs = append(errs, err)
-			c.logger.Warn("fetching capacity history failed; it will be fetched again next run", "account", t.Account, "region", t.Region,
-				"queries", len(batch), "error_code", awsclient.ErrorCode(err), "err", err)
-			for _, q := range batch {
-				failed[q.key] = true
-			}
-			continue
-		}
-		for i, q := range batch {
-			h := fresh[q.key]
-			if h == nil {
-				h = st.hist[q.key]
-			}
-			h.apply(q.w, res[i].ts, res[i].vs)
-		}
+	// A table is derived, and its history compacted, as soon as its last
+	// window has arrived, so that the tiers of a first fetch are held for
+	// a few tables at a time rather than for all of them.
+	pending := map[string]int{}
+	for _, q := range qs {
+		pending[q.key.table]++
 	}
-	for _, tb := range tables {
+	failed := map[historyKey]bool{}
+	reports := make([]*TableReport, len(tables))
+	index := map[string]int{}
+	for i, tb := range tables {
+		index[tb.Name] = i
+	}
+	complete := func(i int) {
+		tb := tables[i]
 		own := b.since(creation(tb))
 		for _, k := range historyKeys(tb) {
 			if failed[k] {
@@ -296,20 +289,15 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			}
 			if h := fresh[k]; h != nil {
 				st.hist[k] = h
+				delete(fresh, k)
 			}
 			st.hist[k].finish(own)
 		}
-	}
-
-	st.reports = st.reports[:0]
-	for _, tb := range tables {
 		r, err := c.report(t, st, tb, b)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if r != nil {
-			st.reports = append(st.reports, *r)
-		}
+		reports[i] = r
 		// The what-if has read the minutes it needs: keep what the
 		// figures need from now on.
 		for _, k := range historyKeys(tb) {
@@ -321,6 +309,41 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 				h.compact(end, c.peakK(), creation(tb))
 				h.settle(end)
 			}
+		}
+	}
+	for i, tb := range tables {
+		if pending[tb.Name] == 0 {
+			complete(i)
+		}
+	}
+	for _, batch := range batchQueries(qs) {
+		res, err := fetchBatch(ctx, t, batch)
+		if err != nil {
+			errs = append(errs, err)
+			c.logger.Warn("fetching capacity history failed; it will be fetched again next run", "account", t.Account, "region", t.Region,
+				"queries", len(batch), "error_code", awsclient.ErrorCode(err), "err", err)
+			for _, q := range batch {
+				failed[q.key] = true
+			}
+		}
+		for i, q := range batch {
+			if err == nil {
+				h := fresh[q.key]
+				if h == nil {
+					h = st.hist[q.key]
+				}
+				h.apply(q.w, res[i].ts, res[i].vs)
+			}
+			if pending[q.key.table]--; pending[q.key.table] == 0 {
+				complete(index[q.key.table])
+			}
+		}
+	}
+
+	st.reports = st.reports[:0]
+	for _, r := range reports {
+		if r != nil {
+			st.reports = append(st.reports, *r)
 		}
 	}
 	return errors.Join(errs...)

@@ -69,6 +69,19 @@ func (t *tier) set(at time.Time, x float64) {
 	t.v[i] = float32(x)
 }
 
+// add adds x to the Sum of the step starting at at (on the step grid),
+// growing the tier as needed; points before start are ignored.
+func (t *tier) add(at time.Time, x float64) {
+	if at.Before(t.start) {
+		return
+	}
+	i := int(at.Sub(t.start) / t.step)
+	if i >= len(t.v) {
+		t.extend(t.start.Add(time.Duration(i+1) * t.step))
+	}
+	t.v[i] += float32(x)
+}
+
 // cut removes and returns the values before at (at is on the step grid).
 func (t *tier) cut(at time.Time) []float32 {
 	n := int(at.Sub(t.start) / t.step)
@@ -156,10 +169,19 @@ func (b bounds) since(created time.Time) bounds {
 }
 
 // newTiers returns empty tiers laid out for b.
+// The 5-minute Sums older than the what-if's first run (whatIfStart) are
+// folded into hours as they arrive: nothing reads them finer.
 func newTiers(b bounds) *tiers {
+	cut := whatIfStart(b.end)
+	if cut.After(b.b1) {
+		cut = b.b1
+	}
+	if cut.Before(b.b5) {
+		cut = b.b5
+	}
 	return &tiers{
 		hour:   tier{step: time.Hour, start: b.h0},
-		five:   tier{step: 5 * time.Minute, start: b.b5},
+		five:   tier{step: 5 * time.Minute, start: cut},
 		minute: tier{step: time.Minute, start: b.b1},
 	}
 }
@@ -239,8 +261,15 @@ func windowsForTiers(h *tiers, b bounds, notBefore time.Time) []fetchWindow {
 func (h *tiers) apply(w fetchWindow, ts []time.Time, vs []float64) {
 	t := h.tierOf(w.period)
 	t.extend(w.end)
+	if t == &h.five {
+		h.hour.extend(h.five.start)
+	}
 	for i := range ts {
 		if i < len(vs) && !ts[i].Before(w.start) && ts[i].Before(w.end) {
+			if t == &h.five && ts[i].Before(h.five.start) {
+				h.hour.add(ts[i].Truncate(time.Hour), vs[i])
+				continue
+			}
 			t.set(ts[i], vs[i])
 		}
 	}
@@ -259,7 +288,7 @@ func (h *tiers) tierOf(period time.Duration) *tier {
 // finish zero-fills the coarser tiers up to the next one, for a history
 // whose earliest windows were skipped (a young table).
 func (h *tiers) finish(b bounds) {
-	h.hour.extend(b.b5)
+	h.hour.extend(h.five.start)
 	h.five.extend(b.b1)
 	h.minute.extend(b.end)
 }

@@ -134,7 +134,7 @@ func TestHistorySizedByAge(t *testing.T) {
 	if s := young.staged; len(s.hour.v)+len(s.five.v)+len(s.minute.v) > int(end.Sub(created.Truncate(time.Hour)).Minutes()) {
 		t.Errorf("a 2-day-old table fetches %d points, want at most its minutes", len(s.hour.v)+len(s.five.v)+len(s.minute.v))
 	}
-	if s := full.staged; len(s.hour.v)+len(s.five.v)+len(s.minute.v) < 30000 {
+	if s := full.staged; len(s.hour.v)+len(s.five.v)+len(s.minute.v) < 25000 {
 		t.Fatalf("full layout holds %d points only", len(s.hour.v)+len(s.five.v)+len(s.minute.v))
 	}
 	young.compact(end, peakCandidates(99), created)
