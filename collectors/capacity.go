@@ -311,9 +311,27 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			}
 		}
 	}
+	done := make([]bool, len(tables))
 	for i, tb := range tables {
 		if pending[tb.Name] == 0 {
 			complete(i)
+			done[i] = true
+		}
+	}
+	// applyBatch stores a fetched batch and completes the tables whose last
+	// window it brought.
+	applyBatch := func(batch []historyQuery, res []queryResult) {
+		for i, q := range batch {
+			h := fresh[q.key]
+			if h == nil {
+				h = st.hist[q.key]
+			}
+			h.apply(q.w, res[i].ts, res[i].vs)
+			if pending[q.key.table]--; pending[q.key.table] == 0 {
+				j := index[q.key.table]
+				complete(j)
+				done[j] = true
+			}
 		}
 	}
 	for _, batch := range batchQueries(qs) {
@@ -325,18 +343,14 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			for _, q := range batch {
 				failed[q.key] = true
 			}
+			continue
 		}
-		for i, q := range batch {
-			if err == nil {
-				h := fresh[q.key]
-				if h == nil {
-					h = st.hist[q.key]
-				}
-				h.apply(q.w, res[i].ts, res[i].vs)
-			}
-			if pending[q.key.table]--; pending[q.key.table] == 0 {
-				complete(index[q.key.table])
-			}
+		applyBatch(batch, res)
+	}
+	// The tables a failed request left incomplete.
+	for i := range tables {
+		if !done[i] {
+			complete(i)
 		}
 	}
 
