@@ -40,9 +40,10 @@ func SimulateProvisioned(s Series, a AutoScalingSettings) (Simulation, error) {
 	if err := a.Validate(); err != nil {
 		return Simulation{}, err
 	}
-	d := newScaler(s, a)
-	simulate(s.Start, len(s.Sum), d)
-	return *d.sim, nil
+	sim := newSimulation(s)
+	d := newScaler(s.Sum[0], a, &sim)
+	simulate(s.Start, [][]float64{s.Sum}, d)
+	return sim, nil
 }
 
 // TableSimulation is the provisioned simulation of both dimensions of one
@@ -66,6 +67,8 @@ func SimulateTable(t Trace, s Settings, defaults AutoScalingSettings) (TableSimu
 	}
 	var out TableSimulation
 	var dims [2]*scaler
+	var sums [2][]float64
+	var sims [2]Simulation
 	for k, dim := range []struct {
 		p      Provisioning
 		field  string
@@ -75,26 +78,36 @@ func SimulateTable(t Trace, s Settings, defaults AutoScalingSettings) (TableSimu
 			return TableSimulation{}, err
 		}
 		series := t.Series(Dimension(k))
-		switch {
-		case dim.p.AutoScaling != nil:
-			dims[k], *dim.method = newScaler(series, *dim.p.AutoScaling), MethodAutoScaling
-		case dim.p.Fixed > 0:
-			dims[k], *dim.method = newFixed(series, dim.p.Fixed), MethodFixed
-		default:
-			if err := defaults.Validate(); err != nil {
-				return TableSimulation{}, err
-			}
-			dims[k], *dim.method = newScaler(series, defaults), MethodDefaultAutoScaling
+		sums[k], sims[k] = series.Sum, newSimulation(series)
+		d, method, err := dimension(dim.p, defaults, series.Sum[0], &sims[k])
+		if err != nil {
+			return TableSimulation{}, err
 		}
+		dims[k], *dim.method = d, method
 	}
-	simulate(t.Start, t.Minutes(), dims[0], dims[1])
-	out.Read, out.Write = *dims[0].sim, *dims[1].sim
+	simulate(t.Start, sums[:], dims[0], dims[1])
+	out.Read, out.Write = sims[0], sims[1]
 	return out, nil
+}
+
+// dimension returns the scaler of one dimension as its provisioning says,
+// starting from the demand of its first minute, recording into sim (nil:
+// a stream, which records nothing).
+func dimension(p Provisioning, defaults AutoScalingSettings, first float64, sim *Simulation) (*scaler, Method, error) {
+	switch {
+	case p.AutoScaling != nil:
+		return newScaler(first, *p.AutoScaling, sim), MethodAutoScaling, nil
+	case p.Fixed > 0:
+		return newFixed(p.Fixed, sim), MethodFixed, nil
+	}
+	if err := defaults.Validate(); err != nil {
+		return nil, "", err
+	}
+	return newScaler(first, defaults, sim), MethodDefaultAutoScaling, nil
 }
 
 // scaler is the state of one dimension during a simulation.
 type scaler struct {
-	sum     []float64
 	a       AutoScalingSettings
 	scaling bool // false: a fixed capacity
 	delay   int
@@ -107,79 +120,114 @@ type scaler struct {
 	below   int            // consecutive minutes below the scale-in threshold
 	lastOut int
 	lastIn  int
-	sim     *Simulation
+	// recent holds the demand (Sum) of the last ScaleInPoints minutes, minute
+	// i at i mod ScaleInPoints.
+	recent [ScaleInPoints]float64
+	// sim records every minute (a batch simulation); nil in a stream.
+	sim *Simulation
+	// out is the outcome of the latest minute.
+	out MinuteOutcome
 }
 
-func newScaler(s Series, a AutoScalingSettings) *scaler {
+func newScaler(first float64, a AutoScalingSettings, sim *Simulation) *scaler {
 	c := a.clamp(a.Initial)
 	if a.Initial == 0 {
-		c = a.desired(s.Sum[0] / 60)
+		c = a.desired(first / 60)
 	}
-	sim := newSimulation(s)
 	return &scaler{
-		sum: s.Sum, a: a, scaling: true, c: c, burst: fullBurst(c), sim: &sim,
+		a: a, scaling: true, c: c, burst: fullBurst(c), sim: sim,
 		delay: ceilMinutes(a.ScaleOutDelay), outCool: ceilMinutes(a.ScaleOutCooldown), inCool: ceilMinutes(a.ScaleInCooldown),
 		lastOut: math.MinInt32, lastIn: math.MinInt32,
 	}
 }
 
-func newFixed(s Series, capacity float64) *scaler {
-	sim := newSimulation(s)
-	return &scaler{sum: s.Sum, c: capacity, burst: fullBurst(capacity), sim: &sim}
+func newFixed(capacity float64, sim *Simulation) *scaler {
+	return &scaler{c: capacity, burst: fullBurst(capacity), sim: sim}
 }
 
-// simulate runs the dimensions of one table or GSI over n minutes from start,
-// with one decrease budget for all of them.
-func simulate(start time.Time, n int, dims ...*scaler) {
-	var budget decreaseBudget
-	var ins []*scaler
-	var wants []float64
-	for i := range n {
-		ins, wants = ins[:0], wants[:0]
-		for _, d := range dims {
-			d.step(i)
-			if want, ok := d.scaleIn(i); ok {
-				ins, wants = append(ins, d), append(wants, want)
-			}
+// simulate runs the dimensions of one table or GSI over the minutes of
+// sums (one series per dimension) from start, with one decrease budget for
+// all of them.
+func simulate(start time.Time, sums [][]float64, dims ...*scaler) {
+	t := tableStep{start: start, dims: dims, sums: make([]float64, len(dims))}
+	for i := range len(sums[0]) {
+		for k := range dims {
+			t.sums[k] = sums[k][i]
 		}
-		if len(ins) == 0 {
-			continue
-		}
-		// Decided at the end of minute i, effective from the next one.
-		at := start.Add(time.Duration(i+1) * time.Minute)
-		if !budget.allow(at) {
-			continue
-		}
-		budget.record(at)
-		for k, d := range ins {
-			d.sim.Events = append(d.sim.Events, ScalingEvent{Minute: i, Effective: i + 1, From: d.c, To: wants[k]})
-			d.sim.ScaleIns++
-			d.c, d.below, d.lastIn = wants[k], 0, i
-		}
+		t.minute(i)
 	}
 	for _, d := range dims {
 		d.sim.finish()
 	}
 }
 
-// step serves minute i at the capacity in effect and takes the scale-out
-// decision at its end.
-func (d *scaler) step(i int) {
+// tableStep advances the dimensions of one table or GSI a minute at a time,
+// with one decrease budget for all of them.
+type tableStep struct {
+	start  time.Time
+	budget decreaseBudget
+	dims   []*scaler
+	// sums holds the demand of each dimension for the next minute.
+	sums  []float64
+	ins   []*scaler
+	wants []float64
+}
+
+// minute serves minute i (demand in t.sums) and takes the decisions at its
+// end.
+func (t *tableStep) minute(i int) {
+	ins, wants := t.ins[:0], t.wants[:0]
+	for k, d := range t.dims {
+		d.step(i, t.sums[k])
+		if want, ok := d.scaleIn(i); ok {
+			ins, wants = append(ins, d), append(wants, want)
+		}
+	}
+	t.ins, t.wants = ins, wants
+	if len(ins) == 0 {
+		return
+	}
+	// Decided at the end of minute i, effective from the next one.
+	at := t.start.Add(time.Duration(i+1) * time.Minute)
+	if !t.budget.allow(at) {
+		return
+	}
+	t.budget.record(at)
+	for k, d := range ins {
+		if d.sim != nil {
+			d.sim.Events = append(d.sim.Events, ScalingEvent{Minute: i, Effective: i + 1, From: d.c, To: wants[k]})
+			d.sim.ScaleIns++
+		}
+		d.out.ScaleIn = true
+		d.c, d.below, d.lastIn = wants[k], 0, i
+	}
+}
+
+// step serves minute i, whose demand is sum, at the capacity in effect and
+// takes the scale-out decision at its end.
+func (d *scaler) step(i int, sum float64) {
 	for len(d.pending) > 0 && d.pending[0].Effective <= i {
 		if d.pending[0].To > d.c {
 			d.c, d.below = d.pending[0].To, 0
 		}
 		d.pending = d.pending[1:]
 	}
-	d.sim.account(i, d.sum[i], d.c, &d.burst)
+	d.recent[i%ScaleInPoints] = sum
+	d.out = MinuteOutcome{Capacity: d.c, Throttled: d.burst.serve(sum, d.c)}
+	if d.sim != nil {
+		d.sim.account(i, d.c, d.out.Throttled)
+	}
 	if !d.scaling {
 		return
 	}
 	a := d.a
-	u := d.sum[i] / 60
+	u := sum / 60
 	if d.c >= a.Max && u > a.Target*a.Max {
-		d.sim.MinutesAtMax++
-		d.sim.atMax[i] = true
+		d.out.AtMax = true
+		if d.sim != nil {
+			d.sim.MinutesAtMax++
+			d.sim.atMax[i] = true
+		}
 	}
 	d.above, d.below = countRun(d.above, u > a.Target*d.c), countRun(d.below, u < a.scaleInBelow()*d.c)
 	if d.above < ScaleOutPoints || i-d.lastOut < d.outCool {
@@ -192,8 +240,11 @@ func (d *scaler) step(i int) {
 	if want := a.desired(u); want > top {
 		ev := ScalingEvent{Minute: i, Effective: i + 1 + d.delay, From: d.c, To: want}
 		d.pending = append(d.pending, ev)
-		d.sim.Events = append(d.sim.Events, ev)
-		d.sim.ScaleOuts++
+		if d.sim != nil {
+			d.sim.Events = append(d.sim.Events, ev)
+			d.sim.ScaleOuts++
+		}
+		d.out.ScaleOut = true
 		d.lastOut = i
 	}
 }
@@ -206,7 +257,7 @@ func (d *scaler) scaleIn(i int) (float64, bool) {
 		return 0, false
 	}
 	var peak float64
-	for _, v := range d.sum[i+1-ScaleInPoints : i+1] {
+	for _, v := range d.recent {
 		peak = math.Max(peak, v/60)
 	}
 	want := d.a.desired(peak)

@@ -147,12 +147,11 @@ func (s Simulation) Window(from, to int) Simulation {
 	return w
 }
 
-// account records minute i served at capacity c, throttling the demand the
-// capacity and the burst bucket cannot serve.
-func (sim *Simulation) account(i int, demand, c float64, b *burstBucket) {
+// account records minute i served at capacity c with t units throttled.
+func (sim *Simulation) account(i int, c, t float64) {
 	sim.Capacity[i] = c
 	sim.UnitHours += c / 60
-	if t := b.serve(demand, c); t > 0 {
+	if t > 0 {
 		sim.throttled[i] = t
 		sim.ThrottledUnits += t
 		sim.ThrottledMinutes++
@@ -192,7 +191,7 @@ func SimulateFixed(s Series, capacity float64) (Simulation, error) {
 	sim := newSimulation(s)
 	b := fullBurst(capacity)
 	for i, v := range s.Sum {
-		sim.account(i, v, capacity, &b)
+		sim.account(i, capacity, b.serve(v, capacity))
 	}
 	sim.finish()
 	return sim, nil

@@ -60,7 +60,10 @@ type Capacity struct {
 
 // capacityState is the collector's memory for one account and region.
 type capacityState struct {
-	hist    map[historyKey]*history
+	hist map[historyKey]*history
+	// whatIf holds the running what-if of each table or GSI, by the key of
+	// its read series.
+	whatIf  map[historyKey]*whatIf
 	scaling map[ScalingResource]scalingPolicy
 	reports []TableReport
 	// warned holds the tables (and billing modes) whose unknown billing
@@ -202,7 +205,7 @@ func (c *Capacity) Run(ctx context.Context, now time.Time) error {
 	defer c.mu.Unlock()
 	ms, err := eachTarget(c.targets, c.state,
 		func() *capacityState {
-			return &capacityState{hist: map[historyKey]*history{}, warned: map[string]bool{}}
+			return &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
 		},
 		func(t *awsclient.Target, st *capacityState) error { return c.runTarget(ctx, t, st, now) },
 		func(_ *awsclient.Target, st *capacityState) []prometheus.Metric { return st.metrics() })
@@ -215,16 +218,42 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	tables := c.tables(t)
 	b := boundsAt(c.end(now), c.settings.History)
 
+	// The auto-scaling settings come first: a what-if whose settings changed
+	// starts again from a new fetch of its history.
+	if scaling, err := readScaling(ctx, t); err != nil {
+		errs = append(errs, fmt.Errorf("cost what-if: %w", err))
+		c.logger.Warn("reading auto-scaling settings for the cost what-if failed; using the last known ones", "account", t.Account, "region", t.Region,
+			"error_code", awsclient.ErrorCode(err), "err", err)
+	} else {
+		st.scaling = scaling
+	}
+	if st.whatIf == nil {
+		st.whatIf = map[historyKey]*whatIf{}
+	}
+
 	// Forget series of tables and indexes no longer monitored.
 	keep := map[historyKey]bool{}
 	for _, tb := range tables {
 		for _, k := range historyKeys(tb) {
 			keep[k] = true
 		}
+		for _, idx := range append([]string{""}, tb.IndexNames()...) {
+			k := historyKey{tb.Name, idx, false}
+			if w := st.whatIf[k]; w != nil && !sameSettings(w.settings, settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay)) {
+				delete(st.whatIf, k)
+				delete(st.hist, k)
+				delete(st.hist, historyKey{tb.Name, idx, true})
+			}
+		}
 	}
 	for k := range st.hist {
 		if !keep[k] {
 			delete(st.hist, k)
+		}
+	}
+	for k := range st.whatIf {
+		if !keep[k] {
+			delete(st.whatIf, k)
 		}
 	}
 
@@ -247,17 +276,21 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			}
 		}
 	}
-	failed, fetchErrs := c.fetcher.fetch(ctx, t, qs, func(batch []historyQuery, res []queryResult) {
-		for i, q := range batch {
-			h := fresh[q.key]
-			if h == nil {
-				h = st.hist[q.key]
-			}
-			h.apply(q.w, res[i].ts, res[i].vs)
-		}
-	})
-	errs = append(errs, fetchErrs...)
-	for _, tb := range tables {
+	// A table is derived, and its history compacted, as soon as its last
+	// window has arrived, so that the tiers of a first fetch are held for
+	// a few tables at a time rather than for all of them.
+	pending := map[string]int{}
+	for _, q := range qs {
+		pending[q.key.table]++
+	}
+	failed := map[historyKey]bool{}
+	reports := make([]*TableReport, len(tables))
+	index := map[string]int{}
+	for i, tb := range tables {
+		index[tb.Name] = i
+	}
+	complete := func(i int) {
+		tb := tables[i]
 		own := b.since(creation(tb))
 		for _, k := range historyKeys(tb) {
 			if failed[k] {
@@ -265,31 +298,72 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			}
 			if h := fresh[k]; h != nil {
 				st.hist[k] = h
+				delete(fresh, k)
 			}
 			st.hist[k].finish(own)
 		}
-	}
-
-	if scaling, err := readScaling(ctx, t); err != nil {
-		errs = append(errs, fmt.Errorf("cost what-if: %w", err))
-		c.logger.Warn("reading auto-scaling settings for the cost what-if failed; using the last known ones", "account", t.Account, "region", t.Region,
-			"error_code", awsclient.ErrorCode(err), "err", err)
-	} else {
-		st.scaling = scaling
-	}
-
-	st.reports = st.reports[:0]
-	for _, tb := range tables {
 		r, err := c.report(t, st, tb, b)
 		if err != nil {
 			errs = append(errs, err)
 		}
+		reports[i] = r
+		// The what-if has read the minutes it needs: keep what the
+		// figures need from now on.
+		for _, k := range historyKeys(tb) {
+			if h := st.hist[k]; h != nil {
+				end := b.end
+				if e := h.end(); e.Before(end) {
+					end = e
+				}
+				h.compact(end, c.peakK(), creation(tb))
+				h.settle(end)
+			}
+		}
+	}
+	done := make([]bool, len(tables))
+	for i, tb := range tables {
+		if pending[tb.Name] == 0 {
+			complete(i)
+			done[i] = true
+		}
+	}
+	// applyBatch stores a fetched batch and completes the tables whose last
+	// window it brought.
+	applyBatch := func(batch []historyQuery, res []queryResult) {
+		for i, q := range batch {
+			h := fresh[q.key]
+			if h == nil {
+				h = st.hist[q.key]
+			}
+			h.apply(q.w, res[i].ts, res[i].vs)
+			if pending[q.key.table]--; pending[q.key.table] == 0 {
+				j := index[q.key.table]
+				complete(j)
+				done[j] = true
+			}
+		}
+	}
+	var fetchErrs []error
+	failed, fetchErrs = c.fetcher.fetch(ctx, t, qs, applyBatch)
+	errs = append(errs, fetchErrs...)
+	// The tables a failed request left incomplete.
+	for i := range tables {
+		if !done[i] {
+			complete(i)
+		}
+	}
+
+	st.reports = st.reports[:0]
+	for _, r := range reports {
 		if r != nil {
 			st.reports = append(st.reports, *r)
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// peakK is how many peak candidates a history keeps (peakSet).
+func (c *Capacity) peakK() int { return peakCandidates(c.settings.PeakPercentile) }
 
 // report derives every figure of one table; nil when its history is
 // incomplete (a failed fetch).
@@ -328,8 +402,9 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 		r.Err = err
 		return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
 	}
-	// One simulation from runFrom, each window read off it (see
-	// whatIfStart); windows start no earlier than the table's data.
+	// One simulation from runFrom, running on from one cycle to the next
+	// (whatIf), each window read off it; windows start no earlier than the
+	// table's data.
 	first := ceilMinute(dataStart)
 	runFrom := whatIfStart(b.end)
 	if first.After(runFrom) {
@@ -350,69 +425,117 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	if len(spans) == 0 {
 		return r, nil
 	}
-	for i, idx := range append([]string{""}, tb.IndexNames()...) {
-		workloads[i].Trace = trace(st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}], runFrom, b.end)
+	idxs := append([]string{""}, tb.IndexNames()...)
+	reads, writes := make([]*history, len(idxs)), make([]*history, len(idxs))
+	runs := make([]*whatIf, len(idxs))
+	for i, idx := range idxs {
+		reads[i], writes[i] = st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}]
+		w, err := c.whatIfFor(st, historyKey{tb.Name, idx, false}, reads[i], writes[i], workloads[i].Settings, runFrom, b.end)
+		if err != nil {
+			if len(idxs) > 1 {
+				err = fmt.Errorf("workload %d: %w", i, err)
+			}
+			return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
+		}
+		runs[i] = w
 	}
-	evals, err := capacity.EvaluateTableWindows(r.Mode, prices, c.settings.Options, spans, workloads...)
-	if err != nil {
-		return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
+	hi := minuteIndex(b.end)
+	for k, span := range spans {
+		from := b.end.Add(-span)
+		lo := minuteIndex(from)
+		results := make([]capacity.WorkloadResult, len(idxs))
+		for i, w := range runs {
+			res := capacity.WorkloadResult{Hours: span.Hours(), ReadMethod: w.stream.ReadMethod, WriteMethod: w.stream.WriteMethod,
+				Read: w.dims[0].window(lo, hi), Write: w.dims[1].window(lo, hi)}
+			res.Read.Demand, res.Write.Demand = reads[i].sum(from, b.end), writes[i].sum(from, b.end)
+			results[i] = res
+		}
+		e, err := capacity.EvaluateResults(r.Mode, prices, c.settings.Options, results)
+		if err != nil {
+			return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
+		}
+		r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: span, Evaluation: e})
 	}
-	// The report is kept until the next run: without the per-minute
-	// arrays of the simulations (about 6 MB per table with 2 GSIs over
-	// 30 days), which nothing reads after the evaluation.
-	for k, e := range evals {
-		r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: spans[k], Evaluation: e.Summary()})
-	}
-	r.Hourly = hourlyHistory(workloads, evals[len(evals)-1])
+	r.Hourly = hourlyHistory(b.end, runFrom, reads, writes, runs)
 	return r, nil
 }
 
+// whatIfFor returns the what-if of one table or GSI advanced to end: its
+// running simulation (started at runFrom when there is none, when the
+// history was just fetched, or when the settings changed) advanced over
+// the settled minutes, and a copy of it advanced over the minutes still
+// open to revision, which is what the windows read.
+func (c *Capacity) whatIfFor(st *capacityState, key historyKey, read, write *history, s capacity.Settings, runFrom, end time.Time) (*whatIf, error) {
+	if st.whatIf == nil {
+		st.whatIf = map[historyKey]*whatIf{}
+	}
+	for _, h := range []*history{read, write} {
+		if e := h.end(); e.Before(end) {
+			end = e // a failed refresh: what is held
+		}
+	}
+	w := st.whatIf[key]
+	if w == nil || read.staged != nil || write.staged != nil || !sameSettings(w.settings, s) || w.stream.Start().After(runFrom) {
+		nw, err := newWhatIf(read, write, runFrom, s, c.settings.Options.DefaultAutoScaling)
+		if err != nil {
+			delete(st.whatIf, key)
+			return nil, err
+		}
+		w = nw
+		st.whatIf[key] = w
+	}
+	w.advance(read, write, settledAt(end))
+	longest := CostWindows[0].D
+	for _, cw := range CostWindows {
+		longest = max(longest, cw.D)
+	}
+	for k := range w.dims {
+		w.dims[k].prune(minuteIndex(end.Add(-longest)))
+	}
+	open := w.clone()
+	open.advance(read, write, end)
+	return open, nil
+}
+
 // hourlyHistory sums the workloads' consumed capacity and simulated
-// provisioned capacity hour by hour, keeping the last chartHours.
-func hourlyHistory(ws []capacity.Workload, e capacity.Evaluation) HourlyHistory {
-	if len(ws) == 0 || len(e.Workloads) != len(ws) {
+// provisioned capacity hour by hour over the minutes [first, end), keeping
+// the last chartHours.
+func hourlyHistory(end, first time.Time, reads, writes []*history, runs []*whatIf) HourlyHistory {
+	if len(runs) == 0 || len(reads) != len(runs) || len(writes) != len(runs) {
 		return HourlyHistory{}
 	}
-	first := ws[0].Trace.Start.UTC()
+	first = first.UTC()
 	h0 := first.Truncate(time.Hour)
-	end := first.Add(time.Duration(ws[0].Trace.Minutes()) * time.Minute)
+	if s := ceilHour(end).Add(-chartHours * time.Hour); s.After(h0) {
+		h0 = s
+	}
 	hours := int((end.Sub(h0) + time.Hour - 1) / time.Hour)
+	if hours <= 0 {
+		return HourlyHistory{}
+	}
 	h := HourlyHistory{Start: h0,
 		ConsumedRead: make([]float64, hours), ConsumedWrite: make([]float64, hours),
 		ProvisionedRead: make([]float64, hours), ProvisionedWrite: make([]float64, hours)}
-	for i, w := range ws {
-		addHourMeans(h.ConsumedRead, h0, w.Trace.Start, w.Trace.Read, 1.0/60)
-		addHourMeans(h.ConsumedWrite, h0, w.Trace.Start, w.Trace.Write, 1.0/60)
-		addHourMeans(h.ProvisionedRead, h0, e.Workloads[i].Read.Start, e.Workloads[i].Read.Capacity, 1)
-		addHourMeans(h.ProvisionedWrite, h0, e.Workloads[i].Write.Start, e.Workloads[i].Write.Capacity, 1)
-	}
-	if drop := hours - chartHours; drop > 0 {
-		h.Start = h.Start.Add(time.Duration(drop) * time.Hour)
-		for _, s := range []*[]float64{&h.ConsumedRead, &h.ConsumedWrite, &h.ProvisionedRead, &h.ProvisionedWrite} {
-			*s = (*s)[drop:]
+	for j := range hours {
+		lo, hi := h0.Add(time.Duration(j)*time.Hour), h0.Add(time.Duration(j+1)*time.Hour)
+		if lo.Before(first) {
+			lo = first
+		}
+		if hi.After(end) {
+			hi = end
+		}
+		n := hi.Sub(lo).Minutes()
+		if n <= 0 {
+			continue
+		}
+		for i, w := range runs {
+			h.ConsumedRead[j] += reads[i].sum(lo, hi) / n / 60
+			h.ConsumedWrite[j] += writes[i].sum(lo, hi) / n / 60
+			h.ProvisionedRead[j] += w.dims[0].unitMinutes(minuteIndex(lo), minuteIndex(hi)) / n
+			h.ProvisionedWrite[j] += w.dims[1].unitMinutes(minuteIndex(lo), minuteIndex(hi)) / n
 		}
 	}
 	return h
-}
-
-// addHourMeans adds to dst (UTC clock hours from h0) the mean of each hour's
-// per-minute values from start, times scale (1/60 turns a minute's Sum into
-// units per second).
-func addHourMeans(dst []float64, h0, start time.Time, perMinute []float64, scale float64) {
-	sums := make([]float64, len(dst))
-	counts := make([]int, len(dst))
-	for m, v := range perMinute {
-		i := int(start.Add(time.Duration(m)*time.Minute).Sub(h0) / time.Hour)
-		if i >= 0 && i < len(dst) {
-			sums[i] += v
-			counts[i]++
-		}
-	}
-	for i := range dst {
-		if counts[i] > 0 {
-			dst[i] += scale * sums[i] / float64(counts[i])
-		}
-	}
 }
 
 func ceilMinute(t time.Time) time.Time {

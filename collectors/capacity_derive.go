@@ -87,7 +87,7 @@ func deriveTraffic(index string, in figureInput) TrafficFigures {
 		from = in.dataStart.Truncate(time.Minute)
 	}
 	for d, h := range []*history{in.read, in.write} {
-		f.PeakToAverage[d] = peakToAverage(h.perMinute(from, in.end), in.percentile)
+		f.PeakToAverage[d] = h.peakToAverage(from, in.end, in.percentile)
 	}
 	deriveBaselines(&f, in)
 	return f

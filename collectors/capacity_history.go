@@ -1,12 +1,29 @@
-// Consumed-capacity history for the capacity collector: per table or GSI and
-// dimension, the CloudWatch Sums at the finest resolution CloudWatch still
-// keeps for each age (1-minute points for 15 days, 5-minute to 63 days,
-// hourly beyond), held in three contiguous tiers whose boundaries are whole
-// hours. Older points are folded into the coarser tier as time passes, so
-// memory is bounded and nothing already held is fetched again.
+// Consumed-capacity history for the capacity collector, per table or GSI and
+// dimension. A new series is fetched at the finest resolution CloudWatch
+// still keeps for each age (1-minute points for 15 days, 5-minute to 63
+// days, hourly beyond) into three contiguous tiers (tiers), which the
+// collector reads once, for the what-if's simulation and the traffic
+// figures, then compacts into what the figures need from then on:
+//
+//   - the Sum of every whole hour (float32: a relative error of at most
+//     2^-24, 6e-8, per hour), which the ratios, baselines, surge detection,
+//     the on-demand cost and the charts read;
+//   - the minutes of the current hour and the last lateDataOverlap minutes
+//     as fetched (CloudWatch may still revise them);
+//   - the 1-minute Sums that can still be the peak of the peak-to-average
+//     figure (peakSet): exact, typically a few hundred of the 10,080
+//     minutes of a week.
+//
+// A window boundary inside an older hour reads that hour's Sum spread evenly
+// over its minutes, as the 5-minute and hourly tiers always did. The
+// auto-scaling what-if advances its own simulation state with the minutes
+// as they settle (whatIf, capacity_cost.go). About 9 KB per series for 90
+// days instead of about 145 KB.
 package collectors
 
 import (
+	"math"
+	"sort"
 	"time"
 )
 
@@ -52,6 +69,19 @@ func (t *tier) set(at time.Time, x float64) {
 	t.v[i] = float32(x)
 }
 
+// add adds x to the Sum of the step starting at at (on the step grid),
+// growing the tier as needed; points before start are ignored.
+func (t *tier) add(at time.Time, x float64) {
+	if at.Before(t.start) {
+		return
+	}
+	i := int(at.Sub(t.start) / t.step)
+	if i >= len(t.v) {
+		t.extend(t.start.Add(time.Duration(i+1) * t.step))
+	}
+	t.v[i] += float32(x)
+}
+
 // cut removes and returns the values before at (at is on the step grid).
 func (t *tier) cut(at time.Time) []float32 {
 	n := int(at.Sub(t.start) / t.step)
@@ -76,9 +106,10 @@ func (t *tier) appendFolded(vs []float32, k int) {
 	}
 }
 
-// history holds one series: the hourly, 5-minute and 1-minute tiers,
-// adjacent in that order. The minute tier's end is the first minute not held.
-type history struct {
+// tiers holds a newly fetched series: the hourly, 5-minute and 1-minute
+// tiers, adjacent in that order. The minute tier's end is the first minute
+// not held.
+type tiers struct {
 	hour, five, minute tier
 }
 
@@ -137,11 +168,20 @@ func (b bounds) since(created time.Time) bounds {
 	return b
 }
 
-// newHistory returns an empty history laid out for b.
-func newHistory(b bounds) *history {
-	return &history{
+// newTiers returns empty tiers laid out for b.
+// The 5-minute Sums older than the what-if's first run (whatIfStart) are
+// folded into hours as they arrive: nothing reads them finer.
+func newTiers(b bounds) *tiers {
+	cut := whatIfStart(b.end)
+	if cut.After(b.b1) {
+		cut = b.b1
+	}
+	if cut.Before(b.b5) {
+		cut = b.b5
+	}
+	return &tiers{
 		hour:   tier{step: time.Hour, start: b.h0},
-		five:   tier{step: 5 * time.Minute, start: b.b5},
+		five:   tier{step: 5 * time.Minute, start: cut},
 		minute: tier{step: time.Minute, start: b.b1},
 	}
 }
@@ -151,7 +191,7 @@ func newHistory(b bounds) *history {
 // before b.h0 are dropped. It reports false when the held minutes do not
 // reach b.b1 (the exporter was away for longer than CloudWatch keeps
 // 1-minute points): the history must then be fetched again.
-func (h *history) roll(b bounds) bool {
+func (h *tiers) roll(b bounds) bool {
 	if h.minute.end().Add(-lateDataOverlap).Before(b.b1) {
 		return false
 	}
@@ -176,6 +216,23 @@ func (w fetchWindow) points() int { return int(w.end.Sub(w.start) / w.period) }
 // (nil h), otherwise the minutes since the last one held, minus the overlap.
 // Windows that end before notBefore (the table's creation) are skipped.
 func windowsFor(h *history, b bounds, notBefore time.Time) []fetchWindow {
+	if h == nil {
+		return windowsForTiers(nil, b, notBefore)
+	}
+	if h.staged != nil {
+		return windowsForTiers(h.staged, b, notBefore)
+	}
+	from := h.end().Add(-lateDataOverlap)
+	if from.Before(b.b1) {
+		from = b.b1
+	}
+	if w := (fetchWindow{time.Minute, from, b.end}); w.start.Before(w.end) && w.end.After(notBefore) {
+		return []fetchWindow{w}
+	}
+	return nil
+}
+
+func windowsForTiers(h *tiers, b bounds, notBefore time.Time) []fetchWindow {
 	var ws []fetchWindow
 	if h == nil {
 		ws = []fetchWindow{
@@ -201,17 +258,24 @@ func windowsFor(h *history, b bounds, notBefore time.Time) []fetchWindow {
 
 // apply stores the points of one fetched window; the tier is zero-filled to
 // the window's end, since DynamoDB publishes nothing for an idle minute.
-func (h *history) apply(w fetchWindow, ts []time.Time, vs []float64) {
+func (h *tiers) apply(w fetchWindow, ts []time.Time, vs []float64) {
 	t := h.tierOf(w.period)
 	t.extend(w.end)
+	if t == &h.five {
+		h.hour.extend(h.five.start)
+	}
 	for i := range ts {
 		if i < len(vs) && !ts[i].Before(w.start) && ts[i].Before(w.end) {
+			if t == &h.five && ts[i].Before(h.five.start) {
+				h.hour.add(ts[i].Truncate(time.Hour), vs[i])
+				continue
+			}
 			t.set(ts[i], vs[i])
 		}
 	}
 }
 
-func (h *history) tierOf(period time.Duration) *tier {
+func (h *tiers) tierOf(period time.Duration) *tier {
 	switch period {
 	case time.Hour:
 		return &h.hour
@@ -223,8 +287,8 @@ func (h *history) tierOf(period time.Duration) *tier {
 
 // finish zero-fills the coarser tiers up to the next one, for a history
 // whose earliest windows were skipped (a young table).
-func (h *history) finish(b bounds) {
-	h.hour.extend(b.b5)
+func (h *tiers) finish(b bounds) {
+	h.hour.extend(h.five.start)
 	h.five.extend(b.b1)
 	h.minute.extend(b.end)
 }
@@ -232,7 +296,7 @@ func (h *history) finish(b bounds) {
 // perMinute returns the Sums of [from, to) as one value per minute: 5-minute
 // and hourly Sums are spread evenly over their minutes. Minutes outside the
 // history are zero.
-func (h *history) perMinute(from, to time.Time) []float64 {
+func (h *tiers) perMinute(from, to time.Time) []float64 {
 	n := int(to.Sub(from) / time.Minute)
 	if n <= 0 {
 		return nil
@@ -260,7 +324,7 @@ func (h *history) perMinute(from, to time.Time) []float64 {
 }
 
 // hourly returns the Sums of the whole hours [from, to) (hour-aligned).
-func (h *history) hourly(from, to time.Time) []float64 {
+func (h *tiers) hourly(from, to time.Time) []float64 {
 	n := int(to.Sub(from) / time.Hour)
 	if n <= 0 {
 		return nil
@@ -279,10 +343,371 @@ func (h *history) hourly(from, to time.Time) []float64 {
 }
 
 // sum returns the total of the whole minutes in [from, to).
-func (h *history) sum(from, to time.Time) float64 {
+func (h *tiers) sum(from, to time.Time) float64 {
 	var s float64
 	for _, v := range h.perMinute(from, to) {
 		s += v
 	}
 	return s
+}
+
+// history is one series: its tiers as fetched (staged) until compact, then
+// hourly Sums, the raw minutes of the current hour and the peak candidates.
+type history struct {
+	// staged holds a new series until compact; nil after.
+	staged *tiers
+	// hours holds the Sum of each whole hour from h0 to tail0.
+	h0    time.Time
+	hours []float32
+	// tail holds the Sum of each minute from tail0 (a whole hour) on; its
+	// end is the first minute not held.
+	tail0 time.Time
+	tail  []float32
+	// fed is the first minute not yet given to peaks: the minutes before it
+	// are settled (no longer fetched again).
+	fed   time.Time
+	peaks peakSet
+	// since is the table's creation: an hourly Sum is spread over the
+	// minutes of its hour from since on.
+	since time.Time
+}
+
+// newHistory returns an empty history laid out for b, to fetch.
+func newHistory(b bounds) *history { return &history{staged: newTiers(b)} }
+
+// end returns the first minute not held.
+func (h *history) end() time.Time {
+	if h.staged != nil {
+		return h.staged.minute.end()
+	}
+	return h.tail0.Add(time.Duration(len(h.tail)) * time.Minute)
+}
+
+// roll prepares the history for a refresh at b: it reports false when the
+// held minutes do not reach b.b1 (the exporter was away for longer than
+// CloudWatch keeps 1-minute points): the history must then be fetched
+// again. Hours before b.h0 are dropped.
+func (h *history) roll(b bounds) bool {
+	if h.staged != nil {
+		return h.staged.roll(b)
+	}
+	if h.end().Add(-lateDataOverlap).Before(b.b1) {
+		return false
+	}
+	if n := int(b.h0.Sub(h.h0) / time.Hour); n > 0 {
+		n = min(n, len(h.hours))
+		h.hours = append(h.hours[:0], h.hours[n:]...)
+		h.h0 = h.h0.Add(time.Duration(n) * time.Hour)
+	}
+	return true
+}
+
+// apply stores the points of one fetched window; the minutes are zero-filled
+// to the window's end, since DynamoDB publishes nothing for an idle minute.
+// A compacted history takes 1-minute windows only (a refresh).
+func (h *history) apply(w fetchWindow, ts []time.Time, vs []float64) {
+	if h.staged != nil {
+		h.staged.apply(w, ts, vs)
+		return
+	}
+	if w.period != time.Minute {
+		return
+	}
+	h.extend(w.end)
+	for i := range ts {
+		if i < len(vs) && !ts[i].Before(w.start) && ts[i].Before(w.end) && !ts[i].Before(h.tail0) {
+			h.tail[int(ts[i].Sub(h.tail0)/time.Minute)] = float32(vs[i])
+		}
+	}
+}
+
+// extend zero-fills the tail up to to.
+func (h *history) extend(to time.Time) {
+	if n := int(to.Sub(h.tail0) / time.Minute); n > len(h.tail) {
+		h.tail = append(h.tail, make([]float32, n-len(h.tail))...)
+	}
+}
+
+// finish zero-fills the history up to b.end.
+func (h *history) finish(b bounds) {
+	if h.staged != nil {
+		h.staged.finish(b)
+		return
+	}
+	h.extend(b.end)
+}
+
+// settledAt returns the first minute that may still be revised for a
+// history ending at end.
+func settledAt(end time.Time) time.Time { return end.Add(-lateDataOverlap) }
+
+// compact turns a staged history ending at end into its compact form,
+// keeping k peak candidates (see peakSet), then settles it. since is the
+// table's creation (zero when unknown).
+func (h *history) compact(end time.Time, k int, since time.Time) {
+	s := h.staged
+	if s == nil {
+		return
+	}
+	h.since = since
+	h0 := s.hour.start
+	tail0 := settledAt(end).Truncate(time.Hour)
+	if tail0.Before(h0) {
+		tail0 = h0
+	}
+	h.h0, h.tail0 = h0, tail0
+	h.hours = make([]float32, 0, int(tail0.Sub(h0)/time.Hour)+1)
+	for _, v := range s.hourly(h0, tail0) {
+		h.hours = append(h.hours, float32(v))
+	}
+	h.tail = make([]float32, 0, 60+int(lateDataOverlap/time.Minute)+1)
+	for _, v := range s.perMinute(tail0, end) {
+		h.tail = append(h.tail, float32(v))
+	}
+	h.fed = end.Add(-week)
+	if h.fed.Before(h0) {
+		h.fed = h0
+	}
+	h.peaks = peakSet{k: k}
+	if settled := settledAt(end); h.fed.Before(settled) {
+		for i, v := range s.perMinute(h.fed, settled) {
+			h.peaks.push(minuteIndex(h.fed)+int32(i), float32(v))
+		}
+		h.fed = settled
+	}
+	h.staged = nil
+	h.settle(end)
+}
+
+// settle gives the minutes settled at end to the peak candidates and folds
+// the whole hours before the current one into hourly Sums. The what-if
+// must have read the minutes it needs before (they are spread evenly over
+// their hour after).
+func (h *history) settle(end time.Time) {
+	if h.staged != nil {
+		return
+	}
+	settled := settledAt(end)
+	for ; h.fed.Before(settled) && h.fed.Before(h.end()); h.fed = h.fed.Add(time.Minute) {
+		if !h.fed.Before(h.tail0) {
+			h.peaks.push(minuteIndex(h.fed), h.tail[int(h.fed.Sub(h.tail0)/time.Minute)])
+		}
+	}
+	h.peaks.prune(minuteIndex(end.Add(-week)))
+	for cut := settled.Truncate(time.Hour); h.tail0.Before(cut) && len(h.tail) >= 60; {
+		var s float64
+		for _, v := range h.tail[:60] {
+			s += float64(v)
+		}
+		h.hours = append(h.hours, float32(s))
+		h.tail = append(h.tail[:0], h.tail[60:]...)
+		h.tail0 = h.tail0.Add(time.Hour)
+	}
+}
+
+// minuteIndex numbers the minutes since the Unix epoch.
+func minuteIndex(t time.Time) int32 { return int32(t.Unix() / 60) }
+
+// hourValue returns the Sum of the whole hour at (before tail0), zero
+// outside the history.
+func (h *history) hourValue(at time.Time) float64 {
+	if i := int(at.Sub(h.h0) / time.Hour); !at.Before(h.h0) && i < len(h.hours) {
+		return float64(h.hours[i])
+	}
+	return 0
+}
+
+// each calls f for the runs of [from, to) the history holds: an hour (or
+// the part of it in range) before tail0 with its Sum and the number of its
+// minutes in range, then each minute of the tail with its Sum.
+func (h *history) each(from, to time.Time, f func(at time.Time, sum float64, minutes, of int)) {
+	for at := from.Truncate(time.Hour); at.Before(to) && at.Before(h.tail0); at = at.Add(time.Hour) {
+		lo, hi := at, at.Add(time.Hour)
+		if lo.Before(from) {
+			lo = from
+		}
+		if hi.After(to) {
+			hi = to
+		}
+		of := 60
+		if h.since.After(at) {
+			of = int(at.Add(time.Hour).Sub(ceilMinute(h.since)) / time.Minute)
+			if lo.Before(h.since) {
+				lo = ceilMinute(h.since)
+			}
+		}
+		if n := int(hi.Sub(lo) / time.Minute); n > 0 && of > 0 {
+			f(at, h.hourValue(at), n, of)
+		}
+	}
+	start := from
+	if start.Before(h.tail0) {
+		start = h.tail0
+	}
+	for at := start; at.Before(to) && at.Before(h.end()); at = at.Add(time.Minute) {
+		f(at, float64(h.tail[int(at.Sub(h.tail0)/time.Minute)]), 1, 1)
+	}
+}
+
+// sum returns the total of the whole minutes in [from, to).
+func (h *history) sum(from, to time.Time) float64 {
+	if h.staged != nil {
+		return h.staged.sum(from, to)
+	}
+	var s float64
+	h.each(from, to, func(_ time.Time, v float64, n, of int) {
+		if n == of {
+			s += v
+		} else if v != 0 {
+			s += v * float64(n) / float64(of)
+		}
+	})
+	return s
+}
+
+// hourly returns the Sums of the whole hours [from, to) (hour-aligned).
+func (h *history) hourly(from, to time.Time) []float64 {
+	if h.staged != nil {
+		return h.staged.hourly(from, to)
+	}
+	n := int(to.Sub(from) / time.Hour)
+	if n <= 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	h.each(from, to, func(at time.Time, v float64, _, _ int) {
+		out[int(at.Sub(from)/time.Hour)] += v
+	})
+	return out
+}
+
+// perMinute returns the Sums of [from, to) as one value per minute: hourly
+// Sums are spread evenly over their minutes. Minutes outside the history
+// are zero.
+func (h *history) perMinute(from, to time.Time) []float64 {
+	if h.staged != nil {
+		return h.staged.perMinute(from, to)
+	}
+	n := int(to.Sub(from) / time.Minute)
+	if n <= 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	h.each(from, to, func(at time.Time, v float64, m, of int) {
+		if h.since.After(at) {
+			at = ceilMinute(h.since)
+		}
+		lo := max(0, int(at.Sub(from)/time.Minute))
+		for j := lo; j < min(n, lo+m); j++ {
+			out[j] = v / float64(of)
+		}
+	})
+	return out
+}
+
+// peakToAverage returns the p-th percentile (nearest rank) of the minutes
+// of [from, end) over their mean; NaN without traffic.
+func (h *history) peakToAverage(from, end time.Time, p float64) float64 {
+	if h.staged != nil {
+		return peakToAverage(h.staged.perMinute(from, end), p)
+	}
+	n := int(end.Sub(from) / time.Minute)
+	total := h.sum(from, end)
+	if n <= 0 || total == 0 {
+		return math.NaN()
+	}
+	cands := h.peaks.since(minuteIndex(from), nil)
+	start := h.fed
+	if start.Before(from) {
+		start = from
+	}
+	h.each(start, end, func(_ time.Time, v float64, m, of int) {
+		if m == 1 && of == 1 && v > 0 {
+			cands = append(cands, float32(v))
+		}
+	})
+	k := rankFromTop(n, p)
+	if k > len(cands) {
+		return 0
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i] > cands[j] })
+	return float64(cands[k-1]) / (total / float64(n))
+}
+
+// rankFromTop returns the rank, from the largest (1), of the nearest-rank
+// p-th percentile of n values.
+func rankFromTop(n int, p float64) int {
+	i := min(max(int(math.Ceil(p/100*float64(n)))-1, 0), n-1)
+	return n - i
+}
+
+// peakSet holds, of a sequence of minutes arriving in order, those that
+// can still be the k-th largest (or larger) of a window ending at the
+// latest minute: a minute is dropped once k later minutes are at least as
+// large, since any window holding it then holds those k too. The k-th
+// largest of any window ending now is therefore the k-th largest of the
+// candidates in it (zero when fewer). Memory is the number of candidates:
+// about k × (1 + ln(n/k)) for noisy traffic, k per day for a daily cycle,
+// and at worst every minute of the window for traffic falling minute after
+// minute.
+type peakSet struct {
+	k int
+	// last is the minuteIndex of the latest minute pushed.
+	last int32
+	es   []peakEntry
+}
+
+type peakEntry struct {
+	at uint16  // minuteIndex modulo 2^16: the set spans less than 45 days
+	n  uint16  // later minutes at least as large
+	v  float32 // Sum
+}
+
+// minute returns the minuteIndex of an entry.
+func (p *peakSet) minute(e peakEntry) int32 { return p.last - int32(uint16(p.last)-e.at) }
+
+// push adds the next minute. Zero minutes are never stored.
+func (p *peakSet) push(at int32, v float32) {
+	p.last = at
+	if !(v > 0) {
+		return
+	}
+	j := 0
+	for _, e := range p.es {
+		if e.v <= v {
+			e.n++
+			if int(e.n) >= p.k {
+				continue
+			}
+		}
+		p.es[j] = e
+		j++
+	}
+	p.es = append(p.es[:j], peakEntry{at: uint16(at), v: v})
+}
+
+// prune drops the minutes before the minute index before.
+func (p *peakSet) prune(before int32) {
+	i := sort.Search(len(p.es), func(i int) bool { return p.minute(p.es[i]) >= before })
+	if i > 0 {
+		p.es = append(p.es[:0], p.es[i:]...)
+	}
+	if n := len(p.es) + len(p.es)/16 + 8; cap(p.es) > n+len(p.es)/8 {
+		p.es = append(make([]peakEntry, 0, n), p.es...)
+	}
+}
+
+// since appends to dst the values of the candidates from minute index from.
+func (p *peakSet) since(from int32, dst []float32) []float32 {
+	for _, e := range p.es {
+		if p.minute(e) >= from {
+			dst = append(dst, e.v)
+		}
+	}
+	return dst
+}
+
+// peakCandidates returns k for peakSet at percentile p over a week.
+func peakCandidates(p float64) int {
+	return rankFromTop(int(week/time.Minute), p)
 }

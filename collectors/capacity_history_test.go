@@ -2,13 +2,14 @@ package collectors
 
 import (
 	"math"
+	"sort"
 	"testing"
 	"time"
 )
 
-// TestHistoryRollKeepsTotals checks that moving the tier boundaries folds
-// minutes into 5-minute Sums and those into hours without losing a unit,
-// and that a refresh only asks for the minutes since the last one held.
+// TestHistoryRollKeepsTotals checks that compacting a fetched history and
+// folding the settled minutes into hours loses no unit, and that a refresh
+// only asks for the minutes since the last one held.
 func TestHistoryRollKeepsTotals(t *testing.T) {
 	end := time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
 	b := boundsAt(end, 90*day)
@@ -28,6 +29,10 @@ func TestHistoryRollKeepsTotals(t *testing.T) {
 	if got := total(); got != want {
 		t.Fatalf("total %v, want %v", got, want)
 	}
+	h.compact(b.end, peakCandidates(99), time.Time{})
+	if got := total(); got != want {
+		t.Fatalf("compacted: total %v, want %v", got, want)
+	}
 	for step := 1; step <= 30; step++ {
 		end = end.Add(2 * time.Hour)
 		nb := boundsAt(end, 90*day)
@@ -45,16 +50,17 @@ func TestHistoryRollKeepsTotals(t *testing.T) {
 		}
 		h.apply(ws[0], ts, vs)
 		h.finish(nb)
+		h.settle(nb.end)
 		b = nb
 		if got, want := h.sum(b.h0, b.end), b.end.Sub(b.h0).Minutes(); math.Abs(got-want) > 1e-6 {
 			t.Fatalf("step %d: total %v, want %v", step, got, want)
 		}
-		if !h.minute.start.Equal(b.b1) || !h.five.start.Equal(b.b5) || !h.hour.start.Equal(b.h0) || !h.minute.end().Equal(b.end) {
-			t.Fatalf("step %d: tiers misaligned", step)
+		if !h.h0.Equal(b.h0) || !h.end().Equal(b.end) || !h.tail0.Equal(settledAt(b.end).Truncate(time.Hour)) || !h.fed.Equal(settledAt(b.end)) {
+			t.Fatalf("step %d: history misaligned: h0 %s tail0 %s fed %s end %s", step, h.h0, h.tail0, h.fed, h.end())
 		}
 	}
-	if n := len(h.minute.v) + len(h.five.v) + len(h.hour.v); n > 15*1440+48*288+27*24+60 {
-		t.Errorf("history holds %d points, more than the tiers allow", n)
+	if n := len(h.hours) + len(h.tail); n > 90*24+60+5 {
+		t.Errorf("history holds %d points, more than 90 days of hours and the current hour", n)
 	}
 	// Away longer than CloudWatch keeps minutes: the history is refetched.
 	if h.roll(boundsAt(end.Add(16*day), 90*day)) {
@@ -125,11 +131,16 @@ func TestHistorySizedByAge(t *testing.T) {
 	}
 	fill(young, own, windowsFor(nil, b, created))
 	fill(full, b, windowsFor(nil, b, created))
-	if n, limit := len(young.hour.v)+len(young.five.v)+len(young.minute.v), int(end.Sub(created.Truncate(time.Hour)).Minutes()); n > limit {
-		t.Errorf("a 2-day-old table holds %d points, want at most %d (its minutes)", n, limit)
+	if s := young.staged; len(s.hour.v)+len(s.five.v)+len(s.minute.v) > int(end.Sub(created.Truncate(time.Hour)).Minutes()) {
+		t.Errorf("a 2-day-old table fetches %d points, want at most its minutes", len(s.hour.v)+len(s.five.v)+len(s.minute.v))
 	}
-	if n := len(full.hour.v) + len(full.five.v) + len(full.minute.v); n < 30000 {
-		t.Fatalf("full layout holds %d points only", n)
+	if s := full.staged; len(s.hour.v)+len(s.five.v)+len(s.minute.v) < 25000 {
+		t.Fatalf("full layout holds %d points only", len(s.hour.v)+len(s.five.v)+len(s.minute.v))
+	}
+	young.compact(end, peakCandidates(99), created)
+	full.compact(end, peakCandidates(99), created)
+	if n, limit := len(young.hours)+len(young.tail), int(end.Sub(created.Truncate(time.Hour)).Hours())+65; n > limit {
+		t.Errorf("a 2-day-old table holds %d points, want at most %d (its hours)", n, limit)
 	}
 	// 70 days later (past both tier boundaries), refreshed every 6 hours.
 	for step := 1; step <= 280; step++ {
@@ -139,6 +150,7 @@ func TestHistorySizedByAge(t *testing.T) {
 				t.Fatalf("step %d: roll refused", step)
 			}
 			fill(h, nb, windowsFor(h, nb, created))
+			h.settle(nb.end)
 		}
 		if step%40 == 0 || step == 1 {
 			want := nb.end.Sub(created).Minutes()
@@ -168,4 +180,69 @@ func TestHistorySizedByAge(t *testing.T) {
 	if got := b.since(b.h0.Add(-day)); got != b {
 		t.Errorf("since(older) = %+v", got)
 	}
+}
+
+// TestPeakSetIsExact: the k-th largest minute of any window ending at the
+// latest minute, read off the peak candidates, is the k-th largest of all
+// the window's minutes, for noisy, falling, rising and flat traffic; and a
+// daily cycle keeps a few hundred candidates of a week's 10,080 minutes.
+func TestPeakSetIsExact(t *testing.T) {
+	const n = 3 * 10080
+	shapes := map[string]func(i int) float32{
+		"noisy daily": func(i int) float32 {
+			return float32(100+80*math.Sin(2*math.Pi*float64(i)/1440)) * (1 + 0.1*float32(uint64(i)*2654435761%1000)/1000)
+		},
+		"falling": func(i int) float32 { return float32(n - i) },
+		"rising":  func(i int) float32 { return float32(i) },
+		"flat":    func(int) float32 { return 600 },
+		"idle with spikes": func(i int) float32 {
+			if i%1440 < 30 {
+				return 60000
+			}
+			return 0
+		},
+	}
+	for name, f := range shapes {
+		for _, p := range []float64{99, 95, 100} {
+			k := peakCandidates(p)
+			ps := peakSet{k: k}
+			vs := make([]float32, 0, n)
+			most := 0
+			for i := range n {
+				v := f(i)
+				vs = append(vs, v)
+				ps.push(int32(i), v)
+				ps.prune(int32(i + 1 - 10080))
+				most = max(most, len(ps.es))
+				if i%3001 != 0 && i != n-1 {
+					continue
+				}
+				for _, w := range []int{10080, 1440, 61} {
+					from := max(0, i+1-w)
+					window := append([]float64(nil), float64sOf(vs[from:])...)
+					want := percentile(window, p)
+					got := 0.0
+					cands := ps.since(int32(from), nil)
+					if r := rankFromTop(len(window), p); r <= len(cands) {
+						sort.Slice(cands, func(a, b int) bool { return cands[a] > cands[b] })
+						got = float64(cands[r-1])
+					}
+					if got != want {
+						t.Fatalf("%s p%v: minute %d, window %d: candidates give %v, all minutes %v", name, p, i, w, got, want)
+					}
+				}
+			}
+			if name == "noisy daily" && p == 99 && most > 1500 {
+				t.Errorf("%s: up to %d candidates, want a few hundred", name, most)
+			}
+		}
+	}
+}
+
+func float64sOf(vs []float32) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = float64(v)
+	}
+	return out
 }

@@ -9,28 +9,39 @@ import (
 )
 
 // TestHourlyHistory: consumed Sums per minute become units per second per
-// UTC clock hour, GSIs add to the base table, and provisioned capacity is
-// read off the simulation by its own start.
+// UTC clock hour, GSIs add to the base table, and the provisioned capacity
+// of the what-if's simulation is averaged over the minutes it ran in each
+// hour.
 func TestHourlyHistory(t *testing.T) {
 	start := time.Date(2026, 11, 20, 10, 30, 0, 0, time.UTC)
-	minutes := func(n int, v float64) []float64 {
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = v
+	end := start.Add(150 * time.Minute)
+	b := boundsAt(end, 90*day).since(start)
+	series := func(v float64) *history {
+		h := newHistory(b)
+		var ts []time.Time
+		var vs []float64
+		for at := start; at.Before(end); at = at.Add(time.Minute) {
+			if v > 0 {
+				ts, vs = append(ts, at), append(vs, v)
+			}
 		}
-		return out
+		h.apply(fetchWindow{time.Minute, b.b1, end}, ts, vs)
+		h.finish(b)
+		h.compact(end, peakCandidates(99), start)
+		return h
 	}
-	ws := []capacity.Workload{
-		{Trace: capacity.Trace{Start: start, Read: minutes(150, 60), Write: minutes(150, 120)}},
-		{Trace: capacity.Trace{Start: start, Read: minutes(150, 30)}},
+	reads := []*history{series(60), series(30)}
+	writes := []*history{series(120), series(0)}
+	var runs []*whatIf
+	for i, fixed := range [][2]float64{{5, 4}, {2, 1}} {
+		w, err := newWhatIf(reads[i], writes[i], start, capacity.Settings{Read: capacity.Provisioning{Fixed: fixed[0]}, Write: capacity.Provisioning{Fixed: fixed[1]}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.advance(reads[i], writes[i], end)
+		runs = append(runs, w)
 	}
-	// The 30d window's simulation starts an hour later than the trace.
-	simStart := start.Add(time.Hour)
-	e := capacity.Evaluation{Workloads: []capacity.WorkloadResult{
-		{Read: capacity.Simulation{Start: simStart, Capacity: minutes(90, 5)}, Write: capacity.Simulation{Start: simStart, Capacity: minutes(90, 4)}},
-		{Read: capacity.Simulation{Start: simStart, Capacity: minutes(90, 2)}, Write: capacity.Simulation{Start: simStart, Capacity: minutes(90, 1)}},
-	}}
-	h := hourlyHistory(ws, e)
+	h := hourlyHistory(end, start, reads, writes, runs)
 	if !h.Start.Equal(start.Truncate(time.Hour)) {
 		t.Errorf("start %v, want 10:00", h.Start)
 	}
@@ -41,10 +52,14 @@ func TestHourlyHistory(t *testing.T) {
 	if want := []float64{2, 2, 2}; !reflect.DeepEqual(h.ConsumedWrite, want) {
 		t.Errorf("consumed write %v, want %v", h.ConsumedWrite, want)
 	}
-	if want := []float64{0, 7, 7}; !reflect.DeepEqual(h.ProvisionedRead, want) {
-		t.Errorf("provisioned read %v, want %v (from 11:30, 5 + 2)", h.ProvisionedRead, want)
+	if want := []float64{7, 7, 7}; !reflect.DeepEqual(h.ProvisionedRead, want) {
+		t.Errorf("provisioned read %v, want %v (5 + 2, from 10:30)", h.ProvisionedRead, want)
 	}
-	if want := []float64{0, 5, 5}; !reflect.DeepEqual(h.ProvisionedWrite, want) {
+	if want := []float64{5, 5, 5}; !reflect.DeepEqual(h.ProvisionedWrite, want) {
 		t.Errorf("provisioned write %v, want %v", h.ProvisionedWrite, want)
+	}
+	// A chart of a 90-day-old table keeps the last 30 days.
+	if long := hourlyHistory(end, end.Add(-90*day), reads, writes, runs); len(long.ConsumedRead) != chartHours || !long.Start.Equal(ceilHour(end).Add(-chartHours*time.Hour)) {
+		t.Errorf("90 days: %d hours from %v, want %d", len(long.ConsumedRead), long.Start, chartHours)
 	}
 }
