@@ -91,28 +91,39 @@ func floorDiv(a, b int64) int64 {
 // isZero reports whether v is +0, the value of an unallocated chunk.
 func isZero(v float64) bool { return v == 0 && !math.Signbit(v) }
 
-// chunkFor returns chunk k of channel c, allocating it (float32) when
-// alloc is set.
-func (t *tier) chunkFor(c int, k int64, alloc bool) *chunk {
-	col := t.cols[c]
-	for int64(len(col)) <= k {
-		col = append(col, nil)
+// row returns the chunk index and offset of index end, making room for a
+// new chunk in every column when end starts one.
+func (t *tier) row() (k, off int64) {
+	k, off = (t.end-t.first)/t.n, (t.end-t.first)%t.n
+	for c, col := range t.cols {
+		for int64(len(col)) <= k {
+			col = append(col, nil)
+		}
+		t.cols[c] = col
 	}
-	t.cols[c] = col
-	if col[k] == nil && alloc {
-		col[k] = &chunk{f32: make([]float32, t.n)}
-	}
-	return col[k]
+	return k, off
+}
+
+// alloc allocates chunk k of channel c (float32 zeros).
+func (t *tier) alloc(c int, k int64) *chunk {
+	ch := &chunk{f32: make([]float32, t.n)}
+	t.cols[c][k] = ch
+	return ch
 }
 
 // appendRow stores the next value of every channel: v(c) for channel c.
 func (t *tier) appendRow(v func(c int) float64) {
-	k, off := (t.end-t.first)/t.n, (t.end-t.first)%t.n
+	k, off := t.row()
 	for c := range t.cols {
 		x := v(c)
-		ch := t.chunkFor(c, k, !isZero(x))
+		ch := t.cols[c][k]
+		if ch == nil {
+			if isZero(x) {
+				continue
+			}
+			ch = t.alloc(c, k)
+		}
 		switch {
-		case ch == nil:
 		case ch.f64 != nil:
 			ch.f64[off] = x
 		case float64(float32(x)) == x:
@@ -132,10 +143,18 @@ func (t *tier) appendRow(v func(c int) float64) {
 // appendFloat32 is appendRow for float32 values (the minutes).
 func (t *tier) appendFloat32(vals []float32) {
 	k, off := (t.end-t.first)/t.n, (t.end-t.first)%t.n
+	if len(t.cols) > 0 && k >= int64(len(t.cols[0])) {
+		t.row()
+	}
 	for c, x := range vals {
-		if ch := t.chunkFor(c, k, x != 0 || math.Signbit(float64(x))); ch != nil {
-			ch.f32[off] = x // minute chunks hold float32 only
+		ch := t.cols[c][k]
+		if ch == nil {
+			if x == 0 && !math.Signbit(float64(x)) {
+				continue
+			}
+			ch = t.alloc(c, k)
 		}
+		ch.f32[off] = x // minute chunks hold float32 only
 	}
 	t.end++
 }
