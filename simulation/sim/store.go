@@ -111,36 +111,49 @@ func (t *tier) alloc(c int, k int64) *chunk {
 	return ch
 }
 
-// appendRow stores the next value of every channel: v(c) for channel c.
-func (t *tier) appendRow(v func(c int) float64) {
-	k, off := t.row()
-	for c := range t.cols {
-		x := v(c)
-		ch := t.cols[c][k]
-		if ch == nil {
-			if isZero(x) {
-				continue
-			}
-			ch = t.alloc(c, k)
+// put stores x at offset off of chunk k of channel c, allocating the chunk
+// for a value other than +0 and widening it to float64 for a value that is
+// not exactly a float32.
+func (t *tier) put(c int, k, off int64, x float64) {
+	ch := t.cols[c][k]
+	if ch == nil {
+		if isZero(x) {
+			return
 		}
-		switch {
-		case ch.f64 != nil:
-			ch.f64[off] = x
-		case float64(float32(x)) == x:
-			ch.f32[off] = float32(x)
-		default:
-			ch.f64 = make([]float64, t.n)
-			for j, y := range ch.f32 {
-				ch.f64[j] = float64(y)
-			}
-			ch.f32 = nil
-			ch.f64[off] = x
-		}
+		ch = t.alloc(c, k)
 	}
-	t.end++
+	switch {
+	case ch.f64 != nil:
+		ch.f64[off] = x
+	case float64(float32(x)) == x:
+		ch.f32[off] = float32(x)
+	default:
+		ch.f64 = make([]float64, t.n)
+		for j, y := range ch.f32 {
+			ch.f64[j] = float64(y)
+		}
+		ch.f32 = nil
+		ch.f64[off] = x
+	}
 }
 
-// appendFloat32 is appendRow for float32 values (the minutes).
+// appendRolled appends len(buf) values to every channel, rolled up from
+// src: fill(c, buf) writes channel c's values into buf, or reports false
+// when they are all zero. The values land in one chunk of t.
+func (t *tier) appendRolled(buf []float64, fill func(c int, buf []float64) bool) {
+	k, off := t.row()
+	for c := range t.cols {
+		if !fill(c, buf) {
+			continue // the new offsets of an allocated chunk are zero already
+		}
+		for j, x := range buf {
+			t.put(c, k, off+int64(j), x)
+		}
+	}
+	t.end += int64(len(buf))
+}
+
+// appendFloat32 appends the values of the next minute, float32 all.
 func (t *tier) appendFloat32(vals []float32) {
 	k, off := (t.end-t.first)/t.n, (t.end-t.first)%t.n
 	if len(t.cols) > 0 && k >= int64(len(t.cols[0])) {
@@ -173,22 +186,24 @@ func (t *tier) get(c int, i int64) float64 {
 	return float64(ch.f32[(i-t.first)%t.n])
 }
 
-// reduce rolls the n values of channel c from index i (all in one chunk)
-// up by k.
-func (t *tier) reduce(c int, i, n int64, k aggKind) float64 {
+// rollInto rolls the values of channel c from index i (all in one chunk)
+// up by k, len(out) groups of n, into out; false when they are all zero.
+func (t *tier) rollInto(c int, i, n int64, k aggKind, out []float64) bool {
 	kc := (i - t.first) / t.n
 	col := t.cols[c]
 	if kc >= int64(len(col)) || col[kc] == nil {
-		return 0 // the sum, mean or maximum of zeros
+		return false // the sums, means and maxima of zeros
 	}
 	ch, off := col[kc], (i-t.first)%t.n
-	var acc float64
-	if ch.f64 != nil {
-		acc = rollUp(ch.f64[off:off+n], k)
-	} else {
-		acc = rollUp(ch.f32[off:off+n], k)
+	for j := range out {
+		a := off + int64(j)*n
+		if ch.f64 != nil {
+			out[j] = rollUp(ch.f64[a:a+n], k)
+		} else {
+			out[j] = rollUp(ch.f32[a:a+n], k)
+		}
 	}
-	return acc
+	return true
 }
 
 // rollUp rolls values up by k.
@@ -234,12 +249,15 @@ func (s *tiered) push(vals []float32) {
 }
 
 func (s *tiered) rollFine() {
-	for i := s.fine.start; i < s.fine.start+rollStep; i += 5 {
-		s.five.appendRow(func(c int) float64 { return s.fine.reduce(c, i, 5, s.agg[c]) })
-	}
+	var buf [rollStep / 5]float64
+	s.five.appendRolled(buf[:], func(c int, out []float64) bool {
+		return s.fine.rollInto(c, s.fine.start, 5, s.agg[c], out)
+	})
 	s.fine.dropTo(s.fine.start + rollStep)
 	if s.five.end-s.five.start >= fiveKeep+rollStep/5 {
-		s.hour.appendRow(func(c int) float64 { return s.five.reduce(c, s.five.start, rollStep/5, s.agg[c]) })
+		s.hour.appendRolled(buf[:1], func(c int, out []float64) bool {
+			return s.five.rollInto(c, s.five.start, rollStep/5, s.agg[c], out)
+		})
 		s.five.dropTo(s.five.start + rollStep/5)
 		if s.hour.end-s.hour.start > hourKeep {
 			s.hour.dropTo(s.hour.start + 1)
