@@ -1,11 +1,16 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
@@ -110,4 +115,47 @@ func BenchmarkBuildAccount(b *testing.B) {
 			b.ReportMetric(took.Seconds(), "build-s")
 		})
 	}
+}
+
+// BenchmarkHistoryFetch answers what the exporter's first capacity-history
+// fetch asks of a table of the bench's account with 90 days of history:
+// consumed read and write capacity of the table and its 2 GSIs, hourly
+// beyond 63 days, 5-minute beyond 15 days, per minute since (one request
+// per window, as the exporter packs them). It reports the datapoints
+// answered per second (points/s).
+func BenchmarkHistoryFetch(b *testing.B) {
+	sc, err := LoadScenario([]byte(scaleScenario(3, "90d")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := newRig(b, sc)
+	now := r.clk.Now().Truncate(time.Minute)
+	windows := []storageWindow{{3600, 90 * 24 * time.Hour, 63 * 24 * time.Hour}, {300, 63 * 24 * time.Hour, 15 * 24 * time.Hour}, {60, 15 * 24 * time.Hour, 0}}
+	points := 0
+	for b.Loop() {
+		for _, w := range windows {
+			in := &cloudwatch.GetMetricDataInput{StartTime: aws.Time(now.Add(-w.from)), EndTime: aws.Time(now.Add(-w.to)), ScanBy: cwtypes.ScanByTimestampAscending}
+			for ti := range 3 {
+				for _, idx := range []string{"", "by-owner", "by-date"} {
+					for _, name := range []string{"ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits"} {
+						dims := []cwtypes.Dimension{{Name: aws.String("TableName"), Value: aws.String(fmt.Sprintf("scale-%04d", ti))}}
+						if idx != "" {
+							dims = append(dims, cwtypes.Dimension{Name: aws.String("GlobalSecondaryIndexName"), Value: aws.String(idx)})
+						}
+						in.MetricDataQueries = append(in.MetricDataQueries, cwtypes.MetricDataQuery{Id: aws.String(fmt.Sprintf("q%d", len(in.MetricDataQueries))),
+							MetricStat: &cwtypes.MetricStat{Metric: &cwtypes.Metric{Namespace: aws.String("AWS/DynamoDB"), MetricName: aws.String(name), Dimensions: dims},
+								Period: aws.Int32(w.period), Stat: aws.String("Sum")}})
+					}
+				}
+			}
+			out, err := r.cw.GetMetricData(context.Background(), in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, res := range out.MetricDataResults {
+				points += len(res.Values)
+			}
+		}
+	}
+	b.ReportMetric(float64(points)/b.Elapsed().Seconds(), "points/s")
 }
