@@ -44,9 +44,10 @@ var storageWindows = []storageWindow{
 var storageStats = []string{"Sum", "Average", "Maximum", "Minimum", "SampleCount", "p99"}
 
 // TestStorageAnswersUnchanged compares CloudWatch's answers for a sample
-// of the series of five built-in scenarios (every third series, sorted
-// by metric key), at 1-minute, 5-minute and hourly periods over the
-// retention of each, and every statistic the simulator computes, with
+// of the series of five built-in scenarios and of 6 tables shaped like
+// the bench's account (every third series, sorted by metric key), at
+// 1-minute, 5-minute and hourly periods over the retention of each, and
+// every statistic the simulator computes, with
 // testdata/storage_answers.txt: the answers of the simulator's storage
 // before it was made compact (float64 5-minute and hourly tiers, every
 // channel stored). Each line holds the number of values and a SHA-256 of
@@ -55,11 +56,20 @@ var storageStats = []string{"Sum", "Average", "Maximum", "Minimum", "SampleCount
 // the traffic model.
 func TestStorageAnswersUnchanged(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays 90 days of five scenarios")
+		t.Skip("replays 90 days of six scenarios")
 	}
 	var got []string
-	for _, name := range []string{"demo", "hot-partition-on-demand", "autoscaling-spike", "billing-switch-churn", "surge-never-reevaluated"} {
-		r := newRig(t, builtin(t, name))
+	for _, name := range []string{"demo", "hot-partition-on-demand", "autoscaling-spike", "billing-switch-churn", "surge-never-reevaluated", "bench-6"} {
+		var sc *Scenario
+		if name == "bench-6" {
+			var err error
+			if sc, err = LoadScenario([]byte(scaleScenario(6, "90d"))); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			sc = builtin(t, name)
+		}
+		r := newRig(t, sc)
 		r.advance(t, 36*time.Hour)
 		now := r.clk.Now()
 		var keys []string
