@@ -38,6 +38,10 @@ type tiered struct {
 	hour tier
 	five tier
 	fine tier
+	// gen computes the channels that are a pure function of the minute
+	// (nil, or a nil entry: the channel is stored). Such a channel is
+	// pushed as zeros, which hold no memory, and read through computed.
+	gen []func(minute int64) float32
 }
 
 // tier is one resolution: one column per channel over indexes [start,
@@ -300,6 +304,9 @@ func (s *tiered) steps(a, b int64, f func(st step)) {
 
 // value returns channel c of a step.
 func (s *tiered) value(c int, st step) float64 {
+	if s.gen != nil && s.gen[c] != nil {
+		return s.computed(c, st)
+	}
 	switch st.tier {
 	case 0:
 		return s.fine.get(c, st.idx)
@@ -315,4 +322,29 @@ func ceilDiv(a, b int64) int64 {
 		q++
 	}
 	return q
+}
+
+// computed returns channel c of a step from its generator, rolled up
+// exactly as push and rollFine roll stored minutes up (float32 minutes,
+// then 5-minute steps, then hours of twelve steps).
+func (s *tiered) computed(c int, st step) float64 {
+	g, k := s.gen[c], s.agg[c]
+	five := func(m int64) float64 {
+		var vs [5]float32
+		for j := range vs {
+			vs[j] = g(m + int64(j))
+		}
+		return rollUp(vs[:], k)
+	}
+	switch st.tier {
+	case 0:
+		return float64(g(st.minute))
+	case 1:
+		return five(st.minute)
+	}
+	var hs [rollStep / 5]float64
+	for j := range hs {
+		hs[j] = five(st.minute + int64(j)*5)
+	}
+	return rollUp(hs[:], k)
 }
