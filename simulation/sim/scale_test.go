@@ -76,7 +76,7 @@ func buildFootprint(tb testing.TB, n int) (*Engine, time.Duration, uint64) {
 
 // TestAccountFootprintPerTable keeps the simulated account within the
 // budget issue 13 sets (1,000 tables with 2 GSIs and 90 days of history in
-// under 4 GiB): 20 tables of the bench's shape must hold under 3 MB each
+// under 4 GiB): 20 tables of the bench's shape must hold under 2 MB each
 // (the per-minute storage it replaced held 9.6 MB, the first compact one 1.85 MB).
 func TestAccountFootprintPerTable(t *testing.T) {
 	if testing.Short() {
@@ -86,8 +86,8 @@ func TestAccountFootprintPerTable(t *testing.T) {
 	eng, took, heap := buildFootprint(t, n)
 	perTable := float64(heap) / n
 	t.Logf("%d tables × 90 days: %.1f MiB in use (%.2f MB per table), built in %s", n, float64(heap)/(1<<20), perTable/1e6, took.Round(time.Millisecond))
-	if perTable > 3e6 {
-		t.Errorf("%.2f MB per table, want under 3 MB", perTable/1e6)
+	if perTable > 2e6 {
+		t.Errorf("%.2f MB per table, want under 2 MB", perTable/1e6)
 	}
 	runtime.KeepAlive(eng)
 }
