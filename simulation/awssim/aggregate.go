@@ -24,6 +24,10 @@ func alignDown(t time.Time, period time.Duration) time.Time {
 	return time.Unix(u-r, 0).UTC()
 }
 
+// maxDenseBuckets bounds the periods aggregate indexes in a slice rather
+// than a map (a range of 15 days at 1 minute is 21,600).
+const maxDenseBuckets = 1 << 17
+
 // aggregate collects the minute datapoints of m from every source into
 // period buckets aligned to the period (since the Unix epoch). The range
 // starts at start rounded down to the period and ends before end. Buckets
@@ -33,7 +37,18 @@ func aggregate(sources []MetricSource, region string, m Metric, start, end time.
 	if !from.Before(end) {
 		return nil
 	}
-	byStart := map[int64]*bucket{}
+	// The buckets of the range by index, when the range is short enough
+	// (every CloudWatch retention is), else by start time; either way the
+	// datapoints are added in the sources' order, so sums are the same.
+	n := (end.Sub(from) + period - 1) / period
+	var dense []bucket
+	var byStart map[int64]*bucket
+	if n <= maxDenseBuckets {
+		dense = make([]bucket, n)
+	} else {
+		byStart = map[int64]*bucket{}
+	}
+	found := 0
 	for _, src := range sources {
 		for _, dp := range src.Datapoints(region, m, from, end) {
 			t := dp.Time.UTC().Truncate(time.Minute)
@@ -41,8 +56,14 @@ func aggregate(sources []MetricSource, region string, m Metric, start, end time.
 				continue
 			}
 			bs := alignDown(t, period)
-			b := byStart[bs.Unix()]
-			if b == nil {
+			var b *bucket
+			if dense != nil {
+				b = &dense[bs.Sub(from)/period]
+				if b.start.IsZero() {
+					*b = bucket{start: bs, minV: dp.Minimum, maxV: dp.Maximum}
+					found++
+				}
+			} else if b = byStart[bs.Unix()]; b == nil {
 				b = &bucket{start: bs, minV: dp.Minimum, maxV: dp.Maximum}
 				byStart[bs.Unix()] = b
 			}
@@ -62,6 +83,15 @@ func aggregate(sources []MetricSource, region string, m Metric, start, end time.
 				}
 			}
 		}
+	}
+	if dense != nil {
+		out := make([]*bucket, 0, found)
+		for i := range dense {
+			if !dense[i].start.IsZero() {
+				out = append(out, &dense[i])
+			}
+		}
+		return out
 	}
 	out := make([]*bucket, 0, len(byStart))
 	for _, b := range byStart {

@@ -209,7 +209,8 @@ func (ms *MetricStore) HasData(region string, m Metric, start, end time.Time) bo
 	return found
 }
 
-// each calls f with the datapoints in [start, end) until f returns false,
+// each calls f with the datapoints in [start, end) in time order until f
+// returns false (so that sums over them are the same from call to call),
 // visiting whichever is fewer: the minutes of the range or the points held.
 func (s *series) each(start, end time.Time, f func(Datapoint) bool) {
 	first := start.Truncate(time.Minute)
@@ -224,8 +225,8 @@ func (s *series) each(start, end time.Time, f func(Datapoint) bool) {
 		}
 		return
 	}
-	for _, dp := range s.points {
-		if !dp.Time.Before(start) && dp.Time.Before(end) && !f(dp) {
+	for _, k := range slices.Sorted(maps.Keys(s.points)) {
+		if dp := s.points[k]; !dp.Time.Before(start) && dp.Time.Before(end) && !f(dp) {
 			return
 		}
 	}
@@ -390,19 +391,22 @@ func (s *Server) fillIdle(region string, m Metric, buckets []*bucket, from, end 
 	if c := alignDown(e.created, period); first.Before(c) {
 		first = c
 	}
-	have := make(map[int64]bool, len(buckets))
-	for _, b := range buckets {
-		have[b.start.Unix()] = true
+	if !first.Before(end) {
+		return buckets
 	}
-	added := false
+	// buckets is sorted by start: merge the missing periods in.
+	out := make([]*bucket, 0, max(len(buckets), int(end.Sub(first)/period)+1))
+	i := 0
 	for t := first; t.Before(end); t = t.Add(period) {
-		if !have[t.Unix()] {
-			buckets = append(buckets, &bucket{start: t})
-			added = true
+		for i < len(buckets) && buckets[i].start.Before(t) {
+			out = append(out, buckets[i])
+			i++
 		}
+		if i < len(buckets) && buckets[i].start.Equal(t) {
+			continue
+		}
+		out = append(out, &bucket{start: t})
 	}
-	if added {
-		slices.SortFunc(buckets, func(a, b *bucket) int { return a.start.Compare(b.start) })
-	}
+	buckets = append(out, buckets[i:]...)
 	return buckets
 }

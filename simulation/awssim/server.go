@@ -50,10 +50,11 @@ type Server struct {
 	sources []MetricSource
 	hooks   []func() // OnRequest hooks, guarded by srcMu
 
-	obs    observer
-	faults faultSet
-	skew   clockSkew
-	flight inFlight
+	obs     observer
+	faults  faultSet
+	latency latencySet
+	skew    clockSkew
+	flight  inFlight
 	// listDelay is how long a new metric stays out of ListMetrics
 	// (SetListMetricsDelay), in nanoseconds.
 	listDelay atomic.Int64
@@ -249,6 +250,9 @@ func (s *Server) dispatch(c *call) (any, error) {
 	key := flightKey(c.service, c.op, c.region)
 	s.flight.enter(key)
 	defer s.flight.leave(key)
+	if err := s.latency.wait(c.r.Context(), c.service, c.op); err != nil {
+		return nil, err
+	}
 	h := s.handler(c.service, c.op)
 	if h == nil {
 		return nil, apiErr(ErrUnknownOperation, fmt.Sprintf("awssim: operation %s is not simulated for %s", c.op, c.service))

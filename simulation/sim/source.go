@@ -185,6 +185,13 @@ func (e *Engine) Datapoints(region string, m awssim.Metric, start, end time.Time
 		return r.provisioned(a, b)
 	}
 	store := r.rg.storeOr(r.en)
+	if r.kind == kConsumed || r.kind == kLatency {
+		// A datapoint in nearly every step of an active table: one
+		// allocation rather than a slice grown and copied twenty times.
+		n := 0
+		store.steps(a, b, func(step) { n++ })
+		out = make([]awssim.Datapoint, 0, n)
+	}
 	store.steps(a, b, func(st step) {
 		if dp, ok := r.datapoint(store, st); ok {
 			dp.Time = minuteTime(st.minute)

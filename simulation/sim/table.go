@@ -43,8 +43,8 @@ const (
 	chConsumed     = 0 // + dir (0 read, 1 write): consumed units in the step
 	chThrottle     = 2 // + dir*numCauses + cause: throttle events
 	numGSIChannels = chThrottle + 2*numCauses
-	chLatMean      = numGSIChannels     // mean latency factor
-	chLatP99       = numGSIChannels + 1 // p99 latency factor (max)
+	chLatMean      = numGSIChannels     // mean latency factor (computed, see latencyAt)
+	chLatP99       = numGSIChannels + 1 // p99 latency factor (max; computed)
 	chSysErr       = numGSIChannels + 2 // system errors
 	chBackPressure = numGSIChannels + 3 // write throttle events caused by a GSI
 	chRejected     = numGSIChannels + 4 // write units refused because of a GSI
@@ -178,6 +178,9 @@ func newTableSim(e *Engine, spec *TableSpec, h0 int64) *tableSim {
 	}
 	tab := mk("", spec.Capacity, spec.OnDemandMax, spec.AutoScaling, numChannels)
 	tab.hot, tab.partitions = spec.HotKeyShare, spec.Partitions
+	tab.store.gen = make([]func(int64) float32, numChannels)
+	tab.store.gen[chLatMean] = func(m int64) float32 { avg, _ := t.latencyAt(m); return avg }
+	tab.store.gen[chLatP99] = func(m int64) float32 { _, p99 := t.latencyAt(m); return p99 }
 	t.ents = append(t.ents, tab)
 	for i := range spec.GSIs {
 		g := &spec.GSIs[i]
@@ -414,7 +417,6 @@ func (t *tableSim) step(m int64) {
 	// GSI's) and consumes nothing on the table or any GSI.
 	rejected = math.Min(rejected, accepted)
 	written := accepted - rejected
-	var pressure float64
 	for i, en := range t.ents {
 		nch := len(en.lastNZ)
 		vals := t.vals[:nch]
@@ -437,9 +439,6 @@ func (t *tableSim) step(m int64) {
 					vals[chThrottle+dir*numCauses+c] = float32(math.Ceil(x * 60 / unitsPerRequest(dir)))
 				}
 			}
-			if i == 0 {
-				pressure = math.Max(pressure, out.pressure)
-			}
 			if !t.onDemand && s.policy != nil {
 				// The alarms see the published datapoint.
 				s.decide(m, float64(vals[chConsumed+dir])/60)
@@ -450,8 +449,6 @@ func (t *tableSim) step(m int64) {
 				vals[chBackPressure] = float32(math.Ceil(rejected * 60 / writeUnitsPerRequest))
 				vals[chRejected] = float32(rejected * 60)
 			}
-			f, q := latencyFactors(pressure, unit(t.seed^0x1a7e, m))
-			vals[chLatMean], vals[chLatP99] = float32(f), float32(q)
 			if r := t.spec.SystemErrorsPerHour / 60; r > 0 {
 				vals[chSysErr] = float32(math.Floor(r + unit(t.seed^0x5e, m)))
 			}
@@ -466,6 +463,22 @@ func (t *tableSim) step(m int64) {
 	if t.writes != nil {
 		t.writes.minute(m)
 	}
+}
+
+// latencyAt returns the latency factors of the table in minute m: a pure
+// function of the minute's demand (the pressure on the hottest partition,
+// the larger of read and write, before any throttling) and of a noise draw,
+// so that they are computed when read rather than stored.
+func (t *tableSim) latencyAt(m int64) (avg, p99 float32) {
+	d := t.gen.at(m)
+	tab := t.ents[0]
+	var pressure float64
+	for dir, dem := range [2]float64{d.read, d.write} {
+		limit, share := partitionLimit(dir == 0, d.hot, tab.partitions)
+		pressure = math.Max(pressure, dem*share/limit)
+	}
+	f, q := latencyFactors(pressure, unit(t.seed^0x1a7e, m))
+	return float32(f), float32(q)
 }
 
 // sync adopts changes made to the table through the API (UpdateTable by a

@@ -18,7 +18,6 @@ var causeMetric = [numCauses]string{"KeyRangeThroughput", "ProvisionedThroughput
 type served struct {
 	consumed  float64
 	throttled [numCauses]float64
-	pressure  float64 // hottest partition's demand over its limit
 }
 
 // serve applies one minute of demand d (units/s) with a share hot on the
@@ -31,18 +30,7 @@ type served struct {
 // finally consumed.
 func (s *dirState) serve(d, hot float64, partitions int, onDemand bool, quota float64) served {
 	var out served
-	limit := float64(partitionWriteLimit)
-	if s.read {
-		limit = partitionReadLimit
-	}
-	// Without a configured partition count, DynamoDB is assumed to have
-	// split the table as its traffic grew: only a hot key concentrates
-	// traffic on one partition.
-	share := hot
-	if partitions > 0 {
-		share = math.Max(hot, 1/float64(partitions))
-	}
-	out.pressure = d * share / limit
+	limit, share := partitionLimit(s.read, hot, partitions)
 	r := d
 	if kr := d*share - limit; kr > 0 {
 		out.throttled[causeKeyRange] = kr
@@ -73,6 +61,23 @@ func (s *dirState) serve(d, hot float64, partitions int, onDemand bool, quota fl
 	}
 	out.consumed = r
 	return out
+}
+
+// partitionLimit returns the limit of a partition (units/s) in a
+// direction and the share of the traffic on the hottest partition.
+// Without a configured partition count, DynamoDB is assumed to have split
+// the table as its traffic grew: only a hot key concentrates traffic on
+// one partition.
+func partitionLimit(read bool, hot float64, partitions int) (limit, share float64) {
+	limit = float64(partitionWriteLimit)
+	if read {
+		limit = partitionReadLimit
+	}
+	share = hot
+	if partitions > 0 {
+		share = math.Max(hot, 1/float64(partitions))
+	}
+	return limit, share
 }
 
 // onDemandAllowance is what an on-demand dimension serves at once: twice

@@ -50,7 +50,7 @@ func (e *Engine) Truth(region, table, index string, from, to time.Time) ([]Minut
 	en, tab := t.ents[i], t.ents[0]
 	var out []Minute
 	a, b := ceilDiv(from.Unix(), 60), ceilDiv(to.Unix(), 60)
-	en.store.steps(max(a, en.store.fineStart), b, func(st step) {
+	en.store.steps(max(a, en.store.fine.start), b, func(st step) {
 		if st.tier != 0 {
 			return
 		}
