@@ -278,9 +278,7 @@ func measure(o options, n int, dir string) (result, error) {
 	runtime.ReadMemStats(&ms)
 	r.simHeap = ms.HeapAlloc - min(ms.HeapAlloc, ms0.HeapAlloc)
 	logf("%d tables: simulated account ready in %s (heap %s)", n, r.simBuild.Round(time.Millisecond), mib(r.simHeap))
-	if o.latency > 0 {
-		srv.InjectFault(awssim.Fault{Delay: o.latency})
-	}
+	srv.SetLatency("", "", o.latency)
 
 	cfg := filepath.Join(dir, "config.yml")
 	if err := os.WriteFile(cfg, []byte("accounts:\n  - name: bench\n    regions: [us-east-1]\n"), 0o644); err != nil {
