@@ -125,9 +125,9 @@ type faultRow struct {
 	// first and f are the first and the last cycle of the fault.
 	check func(t *testing.T, r *matrixRun, end snapshot, first, f time.Time)
 	// recreated, when set, is a table the fault deletes and creates
-	// again under the same name: its counters must either continue
-	// (nothing lost, nothing counted twice) or restart at the new table's
-	// creation, and never lose the new table's events.
+	// again under the same name: its counters must restart at the new
+	// table's creation, holding all of the new table's events and none of
+	// the old table's.
 	recreated string
 	// callTimeout, when set, replaces the configuration's 10s call timeout.
 	callTimeout time.Duration
@@ -278,10 +278,25 @@ func faultRows() []faultRow {
 			expect: "dynamodb_table_info shows PAY_PER_REQUEST; counters keep equal to what was served, across the switch",
 		},
 		{
-			name: "table-recreated-mid-cycle", fault: "fm-orders (provisioned) deleted and re-created with the same name, on-demand and with a new GSI, between ListTables and its DescribeTable",
+			name: "table-recreated-mid-cycle", fault: "fm-orders (provisioned, given a GSI by-date as the fault starts) deleted and re-created with the same name, on-demand and with another GSI, between ListTables and its DescribeTable, two cycles later",
 			dur: 10 * time.Minute, region: "us-east-1", tables: []string{"fm-orders"}, recreated: "fm-orders",
 			on: func(r *matrixRun) func() {
-				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTable", Table: "fm-orders", Times: 1, OnMatch: func() {
+				old, ok := r.srv.Table("us-east-1", "fm-orders")
+				if !ok {
+					panic("no fm-orders")
+				}
+				old.GSIs = append(old.GSIs, awssim.GlobalSecondaryIndex{IndexName: "by-date"})
+				if err := r.srv.PutTable("us-east-1", old); err != nil {
+					panic(err)
+				}
+				matches := 0
+				return r.srv.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeTable", Table: "fm-orders", Times: 3, OnMatch: func() {
+					// The first two describes show the old table with
+					// by-date; the third answers the re-created table.
+					if matches++; matches < 3 {
+						return
+					}
+					r.oldIndexShown = hasIndexSeries(r, "by-date")
 					now := r.clk.Now()
 					r.srv.DeleteTable("us-east-1", "fm-orders")
 					if err := r.srv.PutTable("us-east-1", awssim.Table{Name: "fm-orders", CreationDateTime: now,
@@ -293,15 +308,21 @@ func faultRows() []faultRow {
 				}})
 			},
 			calls: []string{"dynamodb:DescribeTable"},
-			check: func(t *testing.T, _ *matrixRun, end snapshot, _, _ time.Time) {
+			check: func(t *testing.T, r *matrixRun, end snapshot, _, _ time.Time) {
 				if _, ok := end.sum(catalogue.TableInfo, map[string]string{catalogue.LabelTable: "fm-orders", "billing_mode": "PAY_PER_REQUEST"}); !ok {
 					t.Error("the re-created fm-orders is not shown on-demand at the end of the fault")
+				}
+				if !r.oldIndexShown {
+					t.Error("the old fm-orders' GSI by-date had no series before the re-creation: the row proves nothing about its state")
+				}
+				if hasIndexSeries(r, "by-date") {
+					t.Error("the old fm-orders' GSI by-date, gone with the re-creation, still has series")
 				}
 				if v, ok := end.sum(catalogue.ConsumedReadCapacityUnitsTotal, map[string]string{catalogue.LabelTable: "fm-orders", catalogue.LabelIndex: "by-customer"}); !ok || v != 0 {
 					t.Errorf("the re-created fm-orders' new GSI by-customer (no traffic) shows consumed %v (present %v), want a proven zero", v, ok)
 				}
 			},
-			expect: "dynamodb_table_info shows PAY_PER_REQUEST and the new GSI's counters appear (0: proven zero); nothing fails or goes stale; the new table's events are all counted",
+			expect: "dynamodb_table_info shows PAY_PER_REQUEST, the old GSI's series leave /metrics and the new GSI's counters appear (0: proven zero); nothing fails or goes stale; the new table's events are all counted",
 		},
 		{
 			name: "sts-refuses-renewal", fault: "STS refuses to renew the assumed role (sts:AssumeRole denied) as its sessions expire (1.5s wall-clock sessions, a test-only lifetime)",
@@ -341,6 +362,9 @@ type matrixRun struct {
 
 	// recreatedAt is when a row's fault re-created a table (simulated).
 	recreatedAt time.Time
+	// oldIndexShown is whether /metrics showed a series of the old
+	// table's index just before the re-creation.
+	oldIndexShown bool
 }
 
 // startMatrix builds the simulated account and the exporter. The SDK's
@@ -507,6 +531,25 @@ func (s snapshot) tableCounters(region, table string) (counters, bool) {
 	w, ok2 := s.sum(catalogue.ConsumedWriteCapacityUnitsTotal, want)
 	th, _ := s.sum(catalogue.ThrottleEventsTotal, want)
 	return counters{r + w, th}, ok1 && ok2
+}
+
+// hasIndexSeries reports whether /metrics shows a series of an index named
+// index. It needs no *testing.T: awssim's fault callbacks call it.
+func hasIndexSeries(r *matrixRun, index string) bool {
+	fams, err := r.app.Registry.Gather()
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == catalogue.LabelIndex && l.GetValue() == index {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // truth is what the simulator served for a table over [from, to).
