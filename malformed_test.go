@@ -28,6 +28,10 @@ type malformedRow struct {
 	erred bool
 	// check, when set, asserts more at the end of the fault.
 	check func(t *testing.T, r *matrixRun, end snapshot)
+	// overcount, when set, is how many consumed units the row's answers
+	// left counted in us-east-1 (a downward revision): the tables there
+	// must hold the simulator's truth plus exactly that, in sum.
+	overcount func() float64
 }
 
 // usEast1Tables are the tables the malformed answers touch.
@@ -53,8 +57,14 @@ func gmdFault(edit func(map[string]any)) func(r *matrixRun) func() {
 	}
 }
 
+// revisedExcess is the excess the downward-revision row adds to the last
+// consumed datapoint of each series in its first answer.
+const revisedExcess = 100
+
 func malformedRows() []malformedRow {
 	var goneListed atomic.Int32 // ListMetrics answers that listed gone-idx
+	var inflated atomic.Int32   // datapoints the downward-revision row inflated
+	var halved atomic.Int32     // counter datapoints the upward-revision row halved
 	return []malformedRow{
 		{
 			// Timestamps without their values in every other result:
@@ -124,11 +134,67 @@ func malformedRows() []malformedRow {
 						if vs, _ := res["Values"].([]any); len(vs) > 0 {
 							if v, ok := vs[len(vs)-1].(float64); ok {
 								vs[len(vs)-1] = v / 2
+								if l, _ := res["Label"].(string); v > 0 && l != "SuccessfulRequestLatency" {
+									halved.Add(1)
+								}
 							}
 						}
 					})})
 				return r.srv.ClearFaults
 			},
+			check: func(t *testing.T, _ *matrixRun, end snapshot) {
+				up, _ := end.sum(catalogue.ExporterCloudWatchRevisionsTotal, map[string]string{catalogue.LabelRegion: "us-east-1", "direction": "up"})
+				down, _ := end.sum(catalogue.ExporterCloudWatchRevisionsTotal, map[string]string{catalogue.LabelRegion: "us-east-1", "direction": "down"})
+				if n := float64(halved.Load()); n == 0 || up != n || down != 0 {
+					t.Errorf("%s{region=\"us-east-1\"}: up %.0f, down %.0f; want up %.0f (one per halved counter datapoint), down 0", catalogue.ExporterCloudWatchRevisionsTotal, up, down, n)
+				}
+			},
+		},
+		{
+			// The first answer shows the last minute of each consumed
+			// series revisedExcess units too high; the following answers
+			// show it revised down to its true value. A counter cannot go
+			// down: the excess stays counted, and the revision and the
+			// excess are counted in the exporter's self-metrics.
+			name: "datapoint-revised-downward-after-read",
+			on: func(r *matrixRun) func() {
+				r.srv.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Region: "us-east-1", Times: 1,
+					Edit: editResults(func(res map[string]any) {
+						if l, _ := res["Label"].(string); l != "ConsumedReadCapacityUnits" && l != "ConsumedWriteCapacityUnits" {
+							return
+						}
+						if vs, _ := res["Values"].([]any); len(vs) > 0 {
+							if v, ok := vs[len(vs)-1].(float64); ok {
+								vs[len(vs)-1] = v + revisedExcess
+								inflated.Add(1)
+							}
+						}
+					})})
+				return r.srv.ClearFaults
+			},
+			check: func(t *testing.T, _ *matrixRun, end snapshot) {
+				n := float64(inflated.Load())
+				if n == 0 {
+					t.Fatal("no consumed datapoint was inflated: the row proves nothing")
+				}
+				us := map[string]string{catalogue.LabelRegion: "us-east-1"}
+				down, _ := end.sum(catalogue.ExporterCloudWatchRevisionsTotal, map[string]string{catalogue.LabelRegion: "us-east-1", "direction": "down"})
+				up, _ := end.sum(catalogue.ExporterCloudWatchRevisionsTotal, map[string]string{catalogue.LabelRegion: "us-east-1", "direction": "up"})
+				left, _ := end.sum(catalogue.ExporterCloudWatchUnretractedTotal, us)
+				t.Logf("%.0f consumed datapoints inflated by %d: revisions down %.0f, up %.0f; unretracted %.0f units", n, revisedExcess, down, up, left)
+				if down != n || up != 0 {
+					t.Errorf("%s{region=\"us-east-1\"}: down %.0f, up %.0f; want down %.0f (one per inflated datapoint), up 0", catalogue.ExporterCloudWatchRevisionsTotal, down, up, n)
+				}
+				if want := n * revisedExcess; left != want {
+					t.Errorf("%s{region=\"us-east-1\"} = %.0f, want %.0f (%.0f datapoints x %d units)", catalogue.ExporterCloudWatchUnretractedTotal, left, want, n, revisedExcess)
+				}
+				for _, fam := range []string{catalogue.ConsumedReadCapacityUnitsTotal, catalogue.ConsumedWriteCapacityUnitsTotal} {
+					if _, ok := end.sum(catalogue.ExporterCloudWatchUnretractedTotal, map[string]string{catalogue.LabelRegion: "us-east-1", "metric": fam}); !ok {
+						t.Errorf("%s has no series for metric=%q", catalogue.ExporterCloudWatchUnretractedTotal, fam)
+					}
+				}
+			},
+			overcount: func() float64 { return float64(inflated.Load()) * revisedExcess },
 		},
 		{
 			// A billing mode this build does not know: the table stays,
@@ -265,6 +331,7 @@ func runMalformedRow(t *testing.T, row malformedRow) {
 		r.advance(t, at)
 	}
 	last := r.gather(t)
+	var over, overWant float64 // consumed units beyond the truth in us-east-1
 	for _, tb := range matrixTables {
 		c, ok := last.tableCounters(tb.region, tb.table)
 		if !ok {
@@ -273,11 +340,19 @@ func runMalformedRow(t *testing.T, row malformedRow) {
 		}
 		got := counters{c.consumed - start[tb.table].consumed, c.throttles - start[tb.table].throttles}
 		want := r.truth(t, tb.region, tb.table, s.Add(-matrixDelay), e.Add(-matrixDelay))
-		if math.Abs(got.consumed-want.consumed) > 1e-6*math.Max(1, want.consumed) {
+		if row.overcount != nil && tb.region == "us-east-1" {
+			over += got.consumed - want.consumed
+			overWant += want.consumed
+		} else if math.Abs(got.consumed-want.consumed) > 1e-6*math.Max(1, want.consumed) {
 			t.Errorf("%s/%s consumed: exporter +%.1f, simulator served %.1f", tb.region, tb.table, got.consumed, want.consumed)
 		}
 		if math.Abs(got.throttles-want.throttles) > 1e-6*math.Max(1, want.throttles) {
 			t.Errorf("%s/%s throttle events: exporter +%.0f, simulator %.0f", tb.region, tb.table, got.throttles, want.throttles)
+		}
+	}
+	if row.overcount != nil {
+		if want := row.overcount(); math.Abs(over-want) > 1e-6*math.Max(1, overWant) {
+			t.Errorf("us-east-1 consumed: exporter %+.1f beyond the simulator's truth, want %+.1f (the downward revisions left counted)", over, want)
 		}
 	}
 }

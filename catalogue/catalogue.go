@@ -113,6 +113,8 @@ const (
 	ExporterCollectorErrorsTotal       = "dynamodb_exporter_collector_errors_total"
 	ExporterCloudWatchMetricsTotal     = "dynamodb_exporter_cloudwatch_metrics_requested_total"
 	ExporterCloudWatchSeries           = "dynamodb_exporter_cloudwatch_series"
+	ExporterCloudWatchRevisionsTotal   = "dynamodb_exporter_cloudwatch_revisions_total"
+	ExporterCloudWatchUnretractedTotal = "dynamodb_exporter_cloudwatch_unretracted_total"
 	ExporterTables                     = "dynamodb_exporter_tables"
 	ExporterBuildInfo                  = "dynamodb_exporter_build_info"
 )
@@ -312,6 +314,12 @@ var exporterFamilies = []Family{
 	{ExporterCloudWatchSeries, Gauge,
 		"CloudWatch series in the last collection plan: queried (listed as recently active) or proven_zero (absent from ListMetrics with RecentlyActive=PT3H, so not requested).",
 		[]string{LabelAccount, LabelRegion, "state"}, "series", "exporter"},
+	{ExporterCloudWatchRevisionsTotal, Counter,
+		"CloudWatch datapoints of a counter answered again with another value for a minute already counted (CloudWatch revises late minutes), by direction: up (the difference is added) or down (a counter cannot go down: the difference stays counted, see dynamodb_exporter_cloudwatch_unretracted_total).",
+		[]string{LabelAccount, LabelRegion, "direction"}, "datapoints", "exporter"},
+	{ExporterCloudWatchUnretractedTotal, Counter,
+		"What counters over-count because CloudWatch revised a datapoint downward after it was counted, in the unit of the counter family named by metric (capacity units or events): subtract it from that family's increase for the exact figure.",
+		[]string{LabelAccount, LabelRegion, "metric"}, "units or events", "exporter"},
 	{ExporterTables, Gauge,
 		"Tables monitored after the name and tag filters.",
 		[]string{LabelAccount, LabelRegion}, "tables", "exporter"},

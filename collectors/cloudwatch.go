@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -132,7 +133,8 @@ const listingDelay = 15 * time.Minute
 // already read: CloudWatch datapoints "may be revised for a few minutes"
 // after they first appear (late data points of a minute already answered).
 // A counter adds what a revision adds; a revision downwards cannot be taken
-// back from a counter and is ignored.
+// back from a counter: it is counted (revisions_total{direction="down"})
+// with the difference left counted (unretracted_total), and logged at debug.
 const revisionWindow = 5 * time.Minute
 
 // seriesState is what the collector holds for one series.
@@ -152,13 +154,27 @@ type seriesState struct {
 	present bool
 	// read holds, for a counter, the values ingested for the minutes of
 	// the last revisionWindow, to tell a revision from a new datapoint.
-	read map[time.Time]float64
+	read map[time.Time]minuteRead
 	// readSince is the first minute the counter ever read: minutes before
 	// it are not its to count.
 	readSince time.Time
 	// retry is set when the last fetch failed: the series is fetched
 	// again the next cycle, whatever its tier.
 	retry bool
+	// created is the creation time of the table the series belongs to,
+	// as DescribeTable last answered it (zero: not known yet). When it
+	// changes, the table was deleted and re-created under the same name.
+	created time.Time
+}
+
+// restart makes the series start again at 0 from the creation minute of a
+// table re-created under its name (created): CloudWatch keys its series by
+// table name, so they would otherwise carry the old table's totals on.
+// Prometheus sees a counter reset. The minutes from the creation minute on
+// are read again (within max_catch_up), this cycle, whatever the tier.
+func (s *seriesState) restart(created time.Time) {
+	from := created.Truncate(period)
+	*s = seriesState{next: from, fetched: from, retry: true, created: created}
 }
 
 // targetState is the collector's memory for one account and region.
@@ -171,6 +187,11 @@ type targetState struct {
 	lastEnd time.Time
 	// queried and provenZero count the last plan's series.
 	queried, provenZero int
+	// revisions counts the counter datapoints CloudWatch revised, by
+	// direction ("up", "down"); unretracted sums, per family, what the
+	// downward revisions left counted.
+	revisions   map[string]float64
+	unretracted map[string]float64
 }
 
 // Plan is what the collector requests for a target, each series at its
@@ -341,6 +362,7 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 			delete(st.series, k)
 		}
 	}
+	c.restartRecreated(t, st, tables, keep)
 
 	// Proven zeros: counters exist and stay flat, latency has nothing to
 	// show. They are up to date as of end, unless the listing was late.
@@ -432,6 +454,36 @@ func (c *CloudWatch) windowStart(st *targetState, s *seriesState, end time.Time)
 		start = min
 	}
 	return start, start.Before(end)
+}
+
+// restartRecreated restarts the series of every table whose creation time
+// changed since the series last saw it: the table was deleted and re-created
+// under the same name. A series that had not seen a creation time records
+// it. Series of the old table's indexes the new one lacks have left the
+// plan (keep) already.
+func (c *CloudWatch) restartRecreated(t *awsclient.Target, st *targetState, tables []*Table, keep map[seriesKey]bool) {
+	created := make(map[string]time.Time, len(tables))
+	for _, tb := range tables {
+		if tb.Description != nil && tb.Description.CreationDateTime != nil {
+			created[tb.Name] = *tb.Description.CreationDateTime
+		}
+	}
+	restarted := map[string]time.Time{}
+	for k := range keep {
+		s := st.state(k)
+		at, ok := created[k.table]
+		switch {
+		case k.table == "" || !ok || s.created.Equal(at):
+		case s.created.IsZero():
+			s.created = at
+		default:
+			restarted[k.table] = s.created
+			s.restart(at)
+		}
+	}
+	for table, old := range restarted {
+		c.logger.Info("table re-created under the same name; its CloudWatch counters restart at 0 from its creation minute", "account", t.Account, "region", t.Region, "table", table, "old_creation", old, "creation", created[table])
+	}
 }
 
 func (st *targetState) state(k seriesKey) *seriesState {
@@ -542,22 +594,34 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 				switch {
 				case !p.t.Before(from[k]):
 					s.value += p.v
+					old.counted = p.v
 				case s.read == nil || p.t.Before(s.readSince):
 					continue // before the series was first read
 				case !had:
 					s.value += p.v // a datapoint that came late
-				case p.v > old:
-					s.value += p.v - old // a revision
-				default:
+					old.counted = p.v
+				case p.v == old.answered:
 					continue
+				case p.v > old.counted:
+					s.value += p.v - old.counted // a revision
+					old.counted = p.v
+					st.revised("up", 0, k)
+				case p.v > old.answered:
+					st.revised("up", 0, k) // back up, still under what was counted
+				default:
+					// A counter cannot go down: the difference stays
+					// counted, and is shown as such.
+					st.revised("down", old.answered-p.v, k)
+					c.logger.Debug("CloudWatch revised a datapoint downward after it was counted; the difference stays counted", "account", t.Account, "region", t.Region, "table", k.table, "index", k.index, "metric", specs[k.spec].metric, "minute", p.t, "answered_before", old.answered, "answered", p.v)
 				}
 				if s.read == nil {
-					s.read, s.readSince = map[time.Time]float64{}, from[k]
+					s.read, s.readSince = map[time.Time]minuteRead{}, from[k]
 				}
-				s.read[p.t] = p.v
+				old.answered = p.v
+				s.read[p.t] = old
 			}
 			if s.read == nil {
-				s.read, s.readSince = map[time.Time]float64{}, from[k]
+				s.read, s.readSince = map[time.Time]minuteRead{}, from[k]
 			}
 			for ts := range s.read {
 				if ts.Before(end.Add(-revisionWindow)) {
@@ -581,6 +645,38 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 	ingested = true
 	return errors.Join(errs...)
 }
+
+// revised counts one revised datapoint of the counter k, and what a
+// downward revision leaves counted.
+func (st *targetState) revised(direction string, unretracted float64, k seriesKey) {
+	if st.revisions == nil {
+		st.revisions, st.unretracted = map[string]float64{}, map[string]float64{}
+	}
+	st.revisions[direction]++
+	if direction == "down" {
+		st.unretracted[specs[k.spec].family] += unretracted
+	}
+}
+
+// minuteRead is what a counter holds for one minute of its revision window:
+// counted is the most the minute ever added to the counter, answered the
+// value CloudWatch answered last.
+type minuteRead struct {
+	counted, answered float64
+}
+
+// counterFamilies are the counter families the CloudWatch collector fills,
+// sorted: each has an unretracted_total series from the start (0).
+var counterFamilies = func() []string {
+	var out []string
+	for _, s := range specs {
+		if s.kind == sumCounter && !slices.Contains(out, s.family) {
+			out = append(out, s.family)
+		}
+	}
+	sort.Strings(out)
+	return out
+}()
 
 type point struct {
 	t time.Time
@@ -628,6 +724,12 @@ func (st *targetState) metrics(t *awsclient.Target) []prometheus.Metric {
 		catalogue.MustMetric(catalogue.ExporterCloudWatchSeries, float64(st.queried), t.Account, t.Region, "queried"),
 		catalogue.MustMetric(catalogue.ExporterCloudWatchSeries, float64(st.provenZero), t.Account, t.Region, "proven_zero"),
 	)
+	for _, d := range []string{"up", "down"} {
+		ms = append(ms, catalogue.MustMetric(catalogue.ExporterCloudWatchRevisionsTotal, st.revisions[d], t.Account, t.Region, d))
+	}
+	for _, f := range counterFamilies {
+		ms = append(ms, catalogue.MustMetric(catalogue.ExporterCloudWatchUnretractedTotal, st.unretracted[f], t.Account, t.Region, f))
+	}
 	return ms
 }
 
