@@ -69,6 +69,10 @@ type capacityState struct {
 	// warned holds the tables (and billing modes) whose unknown billing
 	// mode was logged, so that it is logged once.
 	warned map[string]bool
+	// created holds, by table name, the creation time the table's history
+	// and what-ifs were built for: a table re-created under the same name
+	// starts both again (forgetRecreated).
+	created map[string]time.Time
 }
 
 // TableReport holds every derived figure of one table.
@@ -230,6 +234,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	if st.whatIf == nil {
 		st.whatIf = map[historyKey]*whatIf{}
 	}
+	c.forgetRecreated(t, st, tables)
 
 	// Forget series of tables and indexes no longer monitored.
 	keep := map[historyKey]bool{}
@@ -458,6 +463,47 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	}
 	r.Hourly = hourlyHistory(b.end, runFrom, reads, writes, runs)
 	return r, nil
+}
+
+// forgetRecreated drops the history and the what-ifs of every table (and
+// its indexes) whose creation time changed since they were built: the table
+// was deleted and re-created under the same name, and the old table's
+// traffic must not feed the new one's figures. The plan then fetches the
+// new table's history afresh from its creation. A table whose creation time
+// was unknown records it; tables no longer monitored are forgotten.
+func (c *Capacity) forgetRecreated(t *awsclient.Target, st *capacityState, tables []*Table) {
+	if st.created == nil {
+		st.created = map[string]time.Time{}
+	}
+	seen := make(map[string]bool, len(tables))
+	for _, tb := range tables {
+		seen[tb.Name] = true
+		at := creation(tb)
+		if at.IsZero() {
+			continue
+		}
+		old, ok := st.created[tb.Name]
+		st.created[tb.Name] = at
+		if !ok || old.Equal(at) {
+			continue
+		}
+		for k := range st.hist {
+			if k.table == tb.Name {
+				delete(st.hist, k)
+			}
+		}
+		for k := range st.whatIf {
+			if k.table == tb.Name {
+				delete(st.whatIf, k)
+			}
+		}
+		c.logger.Info("table re-created under the same name; its capacity history and what-if start again from its creation", "account", t.Account, "region", t.Region, "table", tb.Name, "old_creation", old, "creation", at)
+	}
+	for name := range st.created {
+		if !seen[name] {
+			delete(st.created, name)
+		}
+	}
 }
 
 // whatIfFor returns the what-if of one table or GSI advanced to end: its
