@@ -995,10 +995,10 @@ the 1m interval) left every region after it without data; it now reads them conc
   ride out.
 - **SDK retry quota.** In long outages the SDK's retry token bucket runs dry (about 100 retries per
   client) and further calls fail on their first attempt: fewer calls, not more, as the row shows.
-- **Discovery, tables and autoscaling still read regions one after another.** Their default
-  interval (5m) exceeds 3 attempts of the 30s call timeout, so one hung call does not starve the
-  next region, but a hung region with many tables can (the tables collector describes them 4 at
-  a time: beyond about a dozen hung tables the run's 5 minutes end before the next region).
+- **The capacity collector still reads its regions one after another** (its first history fetch
+  runs its requests concurrently within a region). Discovery, tables and autoscaling read up to
+  8 accounts and regions at once and publish each as soon as it is done, so a hung region delays
+  no other (TestSlowRegionDelaysNoOther in collectors); the CloudWatch collector already did.
 - **The STS row shortens sessions to 1.5s of wall-clock time**, a test-only lifetime (AWS issues
   at least 900 s): the SDK's credential cache renews by the wall clock, which the manual clock
   does not move, so awssim issues and expires these sessions on the wall clock too; the exporter
