@@ -172,42 +172,9 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-// scenario returns n tables with 2 GSIs each: every third on-demand, the
-// others provisioned, half of those with auto-scaling; TTL on every tenth.
-func scenario(n int, history string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: bench-%d\ndescription: %d tables with 2 GSIs for the bench\nhistory: %s\naccount:\n  regions: [us-east-1]\ntables:\n", n, n, history)
-	for i := range n {
-		read, write := 40+float64(i%17)*10, 15+float64(i%11)*5
-		fmt.Fprintf(&b, "  - name: %s\n", tableName(i))
-		as := ""
-		if i%3 == 1 {
-			as = "\n    auto_scaling:\n      read: {min: 10, max: 2000, target: 70}\n      write: {min: 5, max: 1000, target: 70}"
-		}
-		if i%3 == 2 {
-			fmt.Fprintf(&b, "    billing: on_demand\n")
-		} else {
-			fmt.Fprintf(&b, "    billing: provisioned\n    capacity: {read: %g, write: %g}%s\n", read*2, write*2, as)
-		}
-		fmt.Fprintf(&b, "    traffic: {read: %g, write: %g, daily: 0.3, weekly: 0.2, noise: 0.05}\n", read, write)
-		fmt.Fprintf(&b, "    gsis:\n")
-		for _, g := range []string{"by-owner", "by-date"} {
-			if i%3 == 2 {
-				fmt.Fprintf(&b, "      - {name: %s, share: {read: 0.3, write: 1}}\n", g)
-			} else {
-				fmt.Fprintf(&b, "      - {name: %s, capacity: {read: %g, write: %g}, share: {read: 0.3, write: 1}}\n", g, read, write*2)
-			}
-		}
-		if hasTTL(i) {
-			fmt.Fprintf(&b, "    ttl:\n      attribute: expires_at\n      writes: {per_minute: 0.1, class: seconds, expires_in: 1d, from: -1d}\n")
-		}
-	}
-	return b.String()
-}
+func tableName(i int) string { return sim.ScaleTableName("bench", i) }
 
-func tableName(i int) string { return fmt.Sprintf("bench-%04d", i) }
-
-func hasTTL(i int) bool { return i%10 == 0 }
+func hasTTL(i int) bool { return sim.ScaleTableHasTTL(i) }
 
 // format is one exposition format a scraper negotiates.
 type format struct {
@@ -255,7 +222,7 @@ type result struct {
 
 func measure(o options, n int, dir string) (result, error) {
 	r := result{tables: n, firstSuccess: map[string]time.Duration{}}
-	sc, err := sim.LoadScenario([]byte(scenario(n, o.history)))
+	sc, err := sim.LoadScenario([]byte(sim.ScaleScenario("bench", n, o.history)))
 	if err != nil {
 		return r, fmt.Errorf("bench scenario: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,46 +15,12 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
-// scaleScenario is n tables with 2 GSIs each, shaped like the bench's
-// account (cmd/bench): every third on-demand, the others provisioned, a
-// third of all with auto-scaling, TTL on every tenth.
-func scaleScenario(n int, history string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "name: scale-%d\ndescription: %d tables with 2 GSIs\nhistory: %s\naccount:\n  regions: [us-east-1]\ntables:\n", n, n, history)
-	for i := range n {
-		read, write := 40+float64(i%17)*10, 15+float64(i%11)*5
-		fmt.Fprintf(&b, "  - name: scale-%04d\n", i)
-		as := ""
-		if i%3 == 1 {
-			as = "\n    auto_scaling:\n      read: {min: 10, max: 2000, target: 70}\n      write: {min: 5, max: 1000, target: 70}"
-		}
-		if i%3 == 2 {
-			fmt.Fprintf(&b, "    billing: on_demand\n")
-		} else {
-			fmt.Fprintf(&b, "    billing: provisioned\n    capacity: {read: %g, write: %g}%s\n", read*2, write*2, as)
-		}
-		fmt.Fprintf(&b, "    traffic: {read: %g, write: %g, daily: 0.3, weekly: 0.2, noise: 0.05}\n", read, write)
-		fmt.Fprintf(&b, "    gsis:\n")
-		for _, g := range []string{"by-owner", "by-date"} {
-			if i%3 == 2 {
-				fmt.Fprintf(&b, "      - {name: %s, share: {read: 0.3, write: 1}}\n", g)
-			} else {
-				fmt.Fprintf(&b, "      - {name: %s, capacity: {read: %g, write: %g}, share: {read: 0.3, write: 1}}\n", g, read, write*2)
-			}
-		}
-		if i%10 == 0 {
-			fmt.Fprintf(&b, "    ttl:\n      attribute: expires_at\n      writes: {per_minute: 0.1, class: seconds, expires_in: 1d, from: -1d}\n")
-		}
-	}
-	return b.String()
-}
-
 // buildFootprint builds n tables of scaleScenario with 90 days of history
 // on a fresh server and returns the engine, the build time and the heap in
 // use it added (runtime.MemStats.HeapInuse after a GC).
 func buildFootprint(tb testing.TB, n int) (*Engine, time.Duration, uint64) {
 	tb.Helper()
-	sc, err := LoadScenario([]byte(scaleScenario(n, "90d")))
+	sc, err := LoadScenario([]byte(ScaleScenario("scale", n, "90d")))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -124,7 +89,7 @@ func BenchmarkBuildAccount(b *testing.B) {
 // per window, as the exporter packs them). It reports the datapoints
 // answered per second (points/s).
 func BenchmarkHistoryFetch(b *testing.B) {
-	sc, err := LoadScenario([]byte(scaleScenario(3, "90d")))
+	sc, err := LoadScenario([]byte(ScaleScenario("scale", 3, "90d")))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestStorageAnswersUnchanged(t *testing.T) {
 		var sc *Scenario
 		if name == "bench-6" {
 			var err error
-			if sc, err = LoadScenario([]byte(scaleScenario(6, "90d"))); err != nil {
+			if sc, err = LoadScenario([]byte(ScaleScenario("scale", 6, "90d"))); err != nil {
 				t.Fatal(err)
 			}
 		} else {
