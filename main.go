@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/gcsettings"
 	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
@@ -104,6 +106,24 @@ type serveCmd struct {
 	configFlags
 	webFlags `embed:"" set:"web_listen_address=:9849"`
 	logFlags
+	runtimeFlags
+}
+
+// runtimeFlags set the Go garbage collector's knobs (package gcsettings).
+type runtimeFlags struct {
+	GOGC             *int    `name:"runtime.gogc" help:"Go GC percentage (GOGC): lower trades CPU for memory; negative turns the collector off. Default: the GOGC environment variable, else ${default_gogc}." placeholder:"PERCENT"`
+	AutoMemoryLimit  bool    `name:"runtime.auto-gomemlimit" help:"Set the Go soft memory limit (GOMEMLIMIT) to a share of the container's cgroup memory limit, when there is one and GOMEMLIMIT is not set." default:"true" negatable:""`
+	MemoryLimitRatio float64 `name:"runtime.auto-gomemlimit.ratio" help:"Share of the cgroup memory limit the soft memory limit is set to, in (0, 1]." default:"${default_gomemlimit_ratio}"`
+}
+
+// apply sets the GC knobs and logs what they are.
+func (f runtimeFlags) apply(logger *slog.Logger) error {
+	a, err := gcsettings.Apply(gcsettings.Settings{GOGC: f.GOGC, AutoMemoryLimit: f.AutoMemoryLimit, MemoryLimitRatio: f.MemoryLimitRatio}, gcsettings.OS())
+	if err != nil {
+		return err
+	}
+	logger.Info("go runtime", "gogc", a.GOGC, "gogc_source", a.GOGCSource, "memory_limit_bytes", a.MemoryLimit, "memory_limit_source", a.MemoryLimitSource)
+	return nil
 }
 
 type checkCmd struct {
@@ -154,7 +174,9 @@ func kongOptions() []kong.Option {
 		kong.Name("dynamodb_exporter"),
 		kong.Description("Prometheus exporter for Amazon DynamoDB capacity and TTL health."),
 		kong.UsageOnError(),
-		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", ")},
+		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", "),
+			"default_gogc":             strconv.Itoa(gcsettings.DefaultGOGC),
+			"default_gomemlimit_ratio": strconv.FormatFloat(gcsettings.DefaultMemoryLimitRatio, 'f', -1, 64)},
 	}
 }
 
@@ -171,6 +193,9 @@ func (e exitError) ExitCode() int { return e.code }
 // Run runs the exporter until ctx ends.
 func (s *serveCmd) Run(ctx context.Context) error {
 	logger := s.logger(os.Stderr)
+	if err := s.runtimeFlags.apply(logger); err != nil {
+		return err
+	}
 	cfg, err := s.load()
 	if err != nil {
 		return err

@@ -126,7 +126,7 @@ func TestBinaryRejectsBadConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("serve --help: %v\n%s", err, out)
 	}
-	for _, flag := range []string{"--web.listen-address", "--web.telemetry-path", "--web.config.file", "--log.level", "--log.format", "--config", "($DYNAMODB_EXPORTER_CONFIG)", "--endpoint.cloudwatch"} {
+	for _, flag := range []string{"--web.listen-address", "--web.telemetry-path", "--web.config.file", "--log.level", "--log.format", "--config", "($DYNAMODB_EXPORTER_CONFIG)", "--endpoint.cloudwatch", "--runtime.gogc", "--[no-]runtime.auto-gomemlimit"} {
 		if !strings.Contains(string(out), flag) {
 			t.Errorf("--help lacks %s:\n%s", flag, out)
 		}

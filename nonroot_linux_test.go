@@ -151,6 +151,12 @@ func runNonRoot(t *testing.T, dir string, wrap []string, bin string, args, env [
 		}
 	}
 
+	// serve runs the collector at its own GOGC (package gcsettings), the
+	// environment holding none.
+	if args[0] == "serve" && !strings.Contains(body, "\ngo_gc_gogc_percent 50\n") {
+		t.Errorf("serve: /metrics lacks go_gc_gogc_percent 50 (the default GOGC):\n%.3000s", body)
+	}
+
 	// It runs as 65532 with no capability and no group but its own.
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
 	if err != nil {

@@ -52,6 +52,14 @@ func TestWebFlags(t *testing.T) {
 	if !c.Serve.SystemdSocket || !strings.HasSuffix(c.Serve.ConfigFile, "/web.yml") {
 		t.Errorf("--web.systemd-socket %v, --web.config.file %q", c.Serve.SystemdSocket, c.Serve.ConfigFile)
 	}
+	if c.Serve.GOGC != nil || !c.Serve.AutoMemoryLimit || c.Serve.MemoryLimitRatio != 0.9 {
+		t.Errorf("runtime flags by default: gogc %v, auto-gomemlimit %v, ratio %v; want unset, on, 0.9",
+			c.Serve.GOGC, c.Serve.AutoMemoryLimit, c.Serve.MemoryLimitRatio)
+	}
+	c, _ = parseArgs(t, "--runtime.gogc=30", "--no-runtime.auto-gomemlimit")
+	if c.Serve.GOGC == nil || *c.Serve.GOGC != 30 || c.Serve.AutoMemoryLimit {
+		t.Errorf("--runtime.gogc=30 --no-runtime.auto-gomemlimit: gogc %v, auto-gomemlimit %v", c.Serve.GOGC, c.Serve.AutoMemoryLimit)
+	}
 	c, _ = parseArgs(t, "demo")
 	if !reflect.DeepEqual(c.Demo.ListenAddresses, []string{"127.0.0.1:9849"}) || c.Demo.TelemetryPath != "/metrics" {
 		t.Errorf("demo: addresses %q, telemetry path %q; want [127.0.0.1:9849], /metrics", c.Demo.ListenAddresses, c.Demo.TelemetryPath)
