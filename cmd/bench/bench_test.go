@@ -2,9 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -340,5 +344,41 @@ func TestSeriesBudgetNamesEveryFamilyWithATableLabel(t *testing.T) {
 		if slices.Contains(f.Labels, catalogue.LabelTable) && !budgeted[f.Name] {
 			t.Errorf("%s has a table label and no series budget (cmd/bench/budget.go)", f.Name)
 		}
+	}
+}
+
+// TestScrapeCountsTheBodyAndRefusesAShortOne: a burst's scrape receives the
+// whole body into io.Discard and counts it; a body shorter than its
+// Content-Length, an error status or a plain answer to a gzip request fail.
+func TestScrapeCountsTheBodyAndRefusesAShortOne(t *testing.T) {
+	body := strings.Repeat("dynamodb_items{table=\"t\"} 1\n", 40000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/short":
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			_, _ = io.WriteString(w, body[:len(body)/2])
+			panic(http.ErrAbortHandler) // cut the connection mid-body
+		case "/fail":
+			http.Error(w, "no", http.StatusInternalServerError)
+		default:
+			_, _ = io.WriteString(w, body)
+		}
+	}))
+	defer srv.Close()
+	buf := make([]byte, 4096)
+	if n, err := scrape(srv.URL+"/metrics", formats[0], io.Discard, buf); err != nil || n != int64(len(body)) {
+		t.Errorf("scrape: %d bytes, %v; want %d, nil", n, err, len(body))
+	}
+	if b, err := get(srv.URL+"/metrics", formats[0]); err != nil || string(b) != body {
+		t.Errorf("get: %d bytes, %v; want the body", len(b), err)
+	}
+	if _, err := scrape(srv.URL+"/short", formats[0], io.Discard, buf); err == nil {
+		t.Error("scrape of a body cut short: no error")
+	}
+	if _, err := scrape(srv.URL+"/fail", formats[0], io.Discard, buf); err == nil || !strings.Contains(err.Error(), "500") {
+		t.Errorf("scrape of a 500: %v, want an error naming it", err)
+	}
+	if _, err := scrape(srv.URL+"/metrics", formats[1], io.Discard, buf); err == nil || !strings.Contains(err.Error(), "asked for gzip") {
+		t.Errorf("scrape for gzip answered plain: %v, want an error", err)
 	}
 }
