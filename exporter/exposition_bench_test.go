@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,9 +32,26 @@ var benchFormats = []struct{ name, accept string }{
 // for n tables, two series per family and table (one per account and region
 // for the account-level families): 99,900 series at n = 1,030, what
 // 1,000 tables with 2 GSIs expose.
+//
+// Like the collectors' snapshots, the series share their label values' strings
+// (a table's name is one string, not one per series), so that the heap it
+// holds is the metrics' own.
 func bigSnapshot(n int) []prometheus.Metric {
 	var ms []prometheus.Metric
 	seen := map[string]bool{}
+	tables := make([]string, n)
+	for i := range tables {
+		tables[i] = "table-" + strconv.Itoa(i)
+	}
+	others := map[string]string{}
+	other := func(l string, v int) string {
+		k := l + "-" + strconv.Itoa(v)
+		if s, ok := others[k]; ok {
+			return s
+		}
+		others[k] = k
+		return k
+	}
 	for _, f := range catalogue.All() {
 		if strings.HasPrefix(f.Name, "dynamodb_exporter_") {
 			continue
@@ -46,9 +66,9 @@ func bigSnapshot(n int) []prometheus.Metric {
 					case "region":
 						values[k] = "us-east-1"
 					case "table":
-						values[k] = "table-" + strconv.Itoa(i)
+						values[k] = tables[i]
 					default:
-						values[k] = l + "-" + strconv.Itoa(v)
+						values[k] = other(l, v)
 					}
 				}
 				if k := f.Name + "\xff" + strings.Join(values, "\xff"); !seen[k] {
@@ -185,8 +205,73 @@ func BenchmarkExpositionBuild(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(kept), "bytes-kept")
+			peak := peakDuring(func() { g = x.newGeneration(nil, ids, snaps, tc.keys, false) })
+			runtime.KeepAlive(g)
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 		})
 	}
+}
+
+// BenchmarkSnapshotLiveHeap reports the heap a snapshot of about 100,000
+// series (1,000 tables) holds: what every collector's published snapshot
+// costs until the next one replaces it.
+func BenchmarkSnapshotLiveHeap(b *testing.B) {
+	var live uint64
+	var n int
+	for b.Loop() {
+		before := liveHeap()
+		ms := bigSnapshot(1030)
+		live = liveHeap() - before
+		n = len(ms)
+		runtime.KeepAlive(ms)
+	}
+	b.ReportMetric(float64(live)/(1<<20), "live-MiB")
+	b.ReportMetric(float64(live)/float64(n), "live-B/series")
+}
+
+// liveHeap returns the bytes of live heap objects, after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	return heapObjects()
+}
+
+// heapObjects returns the bytes of heap objects, live or not yet swept.
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// peakDuring returns how far the heap rises above its live size while f
+// runs: the largest heap sampled every 100µs, with the collector at GOGC=10
+// so that garbage is collected promptly and the figure approaches what f
+// holds at once (plus at most a tenth of the live heap).
+func peakDuring(f func()) uint64 {
+	base := liveHeap()
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		var peak uint64
+		for {
+			if h := heapObjects(); h > peak {
+				peak = h
+			}
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	if peak := <-done; peak > base {
+		return peak - base
+	}
+	return 0
 }
 
 // A burst of 10 concurrent scrapers in every format does not grow the heap:
