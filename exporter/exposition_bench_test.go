@@ -169,9 +169,10 @@ func BenchmarkExpositionParallel(b *testing.B) {
 }
 
 // BenchmarkExpositionBuild builds a generation of about 100,000 series
-// (gathered once, then encoded) in one format in use (Prometheus's
-// scrapes: protobuf or text, gzip), or eagerly in every cached format; it
-// reports the bytes the generation keeps.
+// (gathered and encoded a family at a time) in one format in use
+// (Prometheus's scrapes: protobuf or text, gzip), or eagerly in every cached
+// format; it reports the bytes the generation keeps and how far the heap
+// rises above the live heap while one is built (peakDuring).
 func BenchmarkExpositionBuild(b *testing.B) {
 	c := &snapshotter{ms: bigSnapshot(1030)}
 	x, _ := newBenchExposition(b, c)
