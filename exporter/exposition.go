@@ -118,13 +118,17 @@ type cacheKey struct {
 // that a publish re-encodes only its own collector's families.
 type part struct {
 	snap []prometheus.Metric
+	// hint: the bytes of the part it replaces in each format, so that its
+	// buffers are allocated once, at about their size.
+	hint map[cacheKey]int
 	mu   sync.Mutex
 	enc  map[cacheKey]*encoded
 }
 
-// encoded is a part in one format: one buffer, the families in name order,
-// cut into one segment per family so that the families of the other parts
-// and the live ones can be inserted in order. For gzip, each segment is a
+// encoded is a part in one format: one buffer, the families in no
+// particular order (views sort them), cut into one segment per family so
+// that the families of the other parts and the live ones can be inserted
+// in order. For gzip, each segment is a
 // deflate stream sync-flushed (byte aligned, not final) with the CRC-32
 // and length of its uncompressed bytes, so that any sequence of them
 // splices into one gzip member.
@@ -354,6 +358,9 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 	if g.joint {
 		// Families shared between collectors: one part over all.
 		g.parts = []*part{{snap: slices.Concat(snaps...), enc: map[cacheKey]*encoded{}}}
+		if prev != nil && prev.joint {
+			g.parts[0].hint = prev.parts[0].sizes()
+		}
 	} else {
 		g.parts = make([]*part, len(snaps))
 		for i, s := range snaps {
@@ -362,6 +369,9 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 				g.parts[i].retain(keys)
 			} else {
 				g.parts[i] = &part{snap: s, enc: map[cacheKey]*encoded{}}
+				if prev != nil && !prev.joint && len(prev.parts) == len(snaps) {
+					g.parts[i].hint = prev.parts[i].sizes()
+				}
 			}
 		}
 	}
@@ -404,7 +414,7 @@ func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
 		for j, i := range todo {
 			todoKeys[j] = keys[i]
 		}
-		for j, e := range encodeSnap(p.snap, todoKeys) {
+		for j, e := range encodeSnap(p.snap, todoKeys, p.hint) {
 			x.encodings.Add(1)
 			en := ens[todo[j]]
 			en.buf, en.segs, en.err = e.buf, e.segs, e.err
@@ -415,6 +425,23 @@ func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
 		<-en.done
 	}
 	return ens
+}
+
+// sizes returns the bytes of p's complete encodings.
+func (p *part) sizes() map[cacheKey]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sizes := make(map[cacheKey]int, len(p.enc))
+	for k, en := range p.enc {
+		select {
+		case <-en.done:
+			if en.err == nil {
+				sizes[k] = len(en.buf)
+			}
+		default: // being encoded
+		}
+	}
+	return sizes
 }
 
 // retain forgets p's encodings in formats other than keys (the views
@@ -576,8 +603,9 @@ func representatives(groups [][]prometheus.Metric) []prometheus.Metric {
 // encodeSnap encodes snap in every format of keys, one segment per family,
 // a family at a time: its dto is gathered, encoded in each format (and
 // compressed for gzip), then dropped. The text of a format wanted in gzip
-// only is held for one family at a time.
-func encodeSnap(snap []prometheus.Metric, keys []cacheKey) []*encoded {
+// only is held for one family at a time. hint holds the expected size of
+// each encoding, if known.
+func encodeSnap(snap []prometheus.Metric, keys []cacheKey, hint map[cacheKey]int) []*encoded {
 	sinks := map[expfmt.Format]*sink{}
 	for _, k := range keys {
 		s := sinks[k.format]
@@ -588,9 +616,11 @@ func encodeSnap(snap []prometheus.Metric, keys []cacheKey) []*encoded {
 		}
 		if k.gzip {
 			s.gz = new(bytes.Buffer)
+			s.gz.Grow(withMargin(hint[k]))
 			s.fw, _ = flate.NewWriter(s.gz, bulkCompression)
 		} else {
 			s.keepPlain = true
+			s.plain.Grow(withMargin(hint[k]))
 		}
 	}
 	err := eachFamily(snap, func(mf *dto.MetricFamily) {
@@ -607,14 +637,28 @@ func encodeSnap(snap []prometheus.Metric, keys []cacheKey) []*encoded {
 		case s.err != nil:
 			out[i] = &encoded{err: s.err}
 		case k.gzip:
-			out[i] = &encoded{buf: slices.Clip(s.gz.Bytes()), segs: s.gzSegs}
+			out[i] = &encoded{buf: tight(s.gz.Bytes()), segs: slices.Clip(s.gzSegs)}
 		default:
 			// Closing the encoder adds nothing to the snapshots' part:
 			// OpenMetrics' "# EOF" comes after the live families.
-			out[i] = &encoded{buf: slices.Clip(s.plain.Bytes()), segs: s.plainSegs}
+			out[i] = &encoded{buf: tight(s.plain.Bytes()), segs: slices.Clip(s.plainSegs)}
 		}
 	}
 	return out
+}
+
+// withMargin returns size and a sixteenth: room for a part that grew a
+// little since the size was taken.
+func withMargin(size int) int { return size + size/16 }
+
+// tight returns b, copied if its array is an eighth or more larger: a
+// generation keeps its bodies until replaced, and a buffer grown by
+// doubling can hold twice what it needs.
+func tight(b []byte) []byte {
+	if cap(b)-len(b) > len(b)/8 {
+		return slices.Clip(bytes.Clone(b))
+	}
+	return slices.Clip(b)
 }
 
 // sink encodes families in one format, identity, gzip or both.

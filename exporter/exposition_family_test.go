@@ -85,7 +85,7 @@ func TestEncodeSnapSameAsWholeGather(t *testing.T) {
 		catalogue.MustMetric(catalogue.ExporterTables, 3, "acct", "us-east-1"),
 		prometheus.MustNewConstMetric(twin, prometheus.GaugeValue, 4, "acct", "eu-west-1"),
 		catalogue.MustMetric(catalogue.ExporterTables, 5, "acct", "ap-south-1"))
-	for i, en := range encodeSnap(snap, allKeys) {
+	for i, en := range encodeSnap(snap, allKeys, nil) {
 		key := allKeys[i]
 		if en.err != nil {
 			t.Fatalf("%v: %v", key, en.err)
@@ -141,7 +141,7 @@ func TestEncodeSnapRejectsWhatAGatherRejects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("%s: one gather: %v, want an error containing %q", tc.name, err, tc.want)
 		}
-		for i, en := range encodeSnap(tc.snap, allKeys) {
+		for i, en := range encodeSnap(tc.snap, allKeys, nil) {
 			if en.err == nil || !strings.Contains(en.err.Error(), tc.want) {
 				t.Errorf("%s, %v: %v, want an error containing %q", tc.name, allKeys[i], en.err, tc.want)
 			}
@@ -163,5 +163,24 @@ func TestByDesc(t *testing.T) {
 	}
 	if len(byDesc(nil)) != 0 {
 		t.Error("groups of an empty snapshot")
+	}
+}
+
+// tight copies a body whose array has an eighth or more to spare, and
+// only then: a generation keeps its bodies.
+func TestTight(t *testing.T) {
+	body := []byte(strings.Repeat("dynamodb_items 1\n", 100))
+	for _, tc := range []struct {
+		spare int
+		copy  bool
+	}{{0, false}, {len(body) / 16, false}, {len(body)/8 + 1, true}, {len(body), true}} {
+		b := append(make([]byte, 0, len(body)+tc.spare), body...)
+		got := tight(b)
+		if !bytes.Equal(got, body) || cap(got) != len(body) {
+			t.Errorf("spare %d: %d bytes, capacity %d; want the body, capacity %d", tc.spare, len(got), cap(got), len(body))
+		}
+		if copied := &got[0] != &b[0]; copied != tc.copy {
+			t.Errorf("spare %d: copied %v, want %v", tc.spare, copied, tc.copy)
+		}
 	}
 }
