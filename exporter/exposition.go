@@ -128,10 +128,9 @@ type part struct {
 // encoded is a part in one format: one buffer, the families in no
 // particular order (views sort them), cut into one segment per family so
 // that the families of the other parts and the live ones can be inserted
-// in order. For gzip, each segment is a
-// deflate stream sync-flushed (byte aligned, not final) with the CRC-32
-// and length of its uncompressed bytes, so that any sequence of them
-// splices into one gzip member.
+// in order. For gzip, each segment is a deflate stream sync-flushed (byte
+// aligned, not final) with the CRC-32 and length of its uncompressed
+// bytes, so that any sequence of them splices into one gzip member.
 type encoded struct {
 	done chan struct{} // closed once the fields below are set
 	buf  []byte
@@ -350,8 +349,8 @@ func (x *Exposition) inUse() []cacheKey {
 
 // newGeneration returns the generation of snaps, encoded in every format
 // of keys: the parts of prev whose snapshot is unchanged are reused, the
-// others gathered (a family at a time) and encoded. onRequest: built on a request's path
-// (counted as such).
+// others gathered (a family at a time) and encoded. onRequest: built on a
+// request's path (counted as such).
 func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey, onRequest bool) *generation {
 	x.built.Add(1)
 	g := &generation{ids: ids, joint: x.joint.Load(), views: map[cacheKey]*view{}}
@@ -395,8 +394,8 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 }
 
 // encodePart encodes p in every format of keys it lacks, gathering each
-// family once, and returns its encodings of keys (waiting for those another goroutine
-// is encoding).
+// family once, and returns its encodings of keys (waiting for those
+// another goroutine is encoding).
 func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
 	ens := make([]*encoded, len(keys))
 	var todo []int // indexes in keys of the encodings to do here
@@ -651,7 +650,7 @@ func encodeSnap(snap []prometheus.Metric, keys []cacheKey, hint map[cacheKey]int
 // little since the size was taken.
 func withMargin(size int) int { return size + size/16 }
 
-// tight returns b, copied if its array is an eighth or more larger: a
+// tight returns b, copied if its array is more than an eighth larger: a
 // generation keeps its bodies until replaced, and a buffer grown by
 // doubling can hold twice what it needs.
 func tight(b []byte) []byte {

@@ -166,7 +166,7 @@ func TestByDesc(t *testing.T) {
 	}
 }
 
-// tight copies a body whose array has an eighth or more to spare, and
+// tight copies a body whose array has more than an eighth to spare, and
 // only then: a generation keeps its bodies.
 func TestTight(t *testing.T) {
 	body := []byte(strings.Repeat("dynamodb_items 1\n", 100))
