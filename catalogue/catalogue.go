@@ -382,12 +382,6 @@ func ValueType(name string) prometheus.ValueType {
 	return prometheus.GaugeValue
 }
 
-// MustMetric builds a constant metric of a catalogued family. Label values
-// must be given in the family's label order.
-func MustMetric(name string, value float64, labelValues ...string) prometheus.Metric {
-	return prometheus.MustNewConstMetric(Desc(name), ValueType(name), value, labelValues...)
-}
-
 // StandardPrefixes are the name prefixes of the standard families the
 // client library adds (Go runtime, process, promhttp handler). They are not
 // part of the catalogue and are documented as such.

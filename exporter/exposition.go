@@ -34,7 +34,10 @@ import (
 //     snapshot is gathered once and encoded, in the background, in every
 //     format scraped lately (and compressed once for gzip), and the other
 //     collectors' encodings are reused; every scrape until the next
-//     publish serves those bytes as they are, without copying them;
+//     publish serves those bytes as they are, without copying them. A
+//     snapshot is gathered and encoded a family at a time, so that what
+//     the encoding holds at once is the dto of its largest family, not a
+//     second copy of the snapshot;
 //   - the live part (self-metrics, build info, Go and process metrics, the
 //     handler's error counter), a few hundred series, gathered and encoded
 //     on every scrape.
@@ -115,16 +118,19 @@ type cacheKey struct {
 // that a publish re-encodes only its own collector's families.
 type part struct {
 	snap []prometheus.Metric
+	// hint: the bytes of the part it replaces in each format, so that its
+	// buffers are allocated once, at about their size.
+	hint map[cacheKey]int
 	mu   sync.Mutex
 	enc  map[cacheKey]*encoded
 }
 
-// encoded is a part in one format: one buffer, the families in name order,
-// cut into one segment per family so that the families of the other parts
-// and the live ones can be inserted in order. For gzip, each segment is a
-// deflate stream sync-flushed (byte aligned, not final) with the CRC-32
-// and length of its uncompressed bytes, so that any sequence of them
-// splices into one gzip member.
+// encoded is a part in one format: one buffer, the families in no
+// particular order (views sort them), cut into one segment per family so
+// that the families of the other parts and the live ones can be inserted
+// in order. For gzip, each segment is a deflate stream sync-flushed (byte
+// aligned, not final) with the CRC-32 and length of its uncompressed
+// bytes, so that any sequence of them splices into one gzip member.
 type encoded struct {
 	done chan struct{} // closed once the fields below are set
 	buf  []byte
@@ -343,14 +349,17 @@ func (x *Exposition) inUse() []cacheKey {
 
 // newGeneration returns the generation of snaps, encoded in every format
 // of keys: the parts of prev whose snapshot is unchanged are reused, the
-// others gathered once and encoded. onRequest: built on a request's path
-// (counted as such).
+// others gathered (a family at a time) and encoded. onRequest: built on a
+// request's path (counted as such).
 func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey, onRequest bool) *generation {
 	x.built.Add(1)
 	g := &generation{ids: ids, joint: x.joint.Load(), views: map[cacheKey]*view{}}
 	if g.joint {
 		// Families shared between collectors: one part over all.
 		g.parts = []*part{{snap: slices.Concat(snaps...), enc: map[cacheKey]*encoded{}}}
+		if prev != nil && prev.joint {
+			g.parts[0].hint = prev.parts[0].sizes()
+		}
 	} else {
 		g.parts = make([]*part, len(snaps))
 		for i, s := range snaps {
@@ -359,6 +368,9 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 				g.parts[i].retain(keys)
 			} else {
 				g.parts[i] = &part{snap: s, enc: map[cacheKey]*encoded{}}
+				if prev != nil && !prev.joint && len(prev.parts) == len(snaps) {
+					g.parts[i].hint = prev.parts[i].sizes()
+				}
 			}
 		}
 	}
@@ -381,9 +393,9 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 	return g
 }
 
-// encodePart encodes p in every format of keys it lacks, from one gather,
-// and returns its encodings of keys (waiting for those another goroutine
-// is encoding).
+// encodePart encodes p in every format of keys it lacks, gathering each
+// family once, and returns its encodings of keys (waiting for those
+// another goroutine is encoding).
 func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
 	ens := make([]*encoded, len(keys))
 	var todo []int // indexes in keys of the encodings to do here
@@ -397,24 +409,13 @@ func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
 	}
 	p.mu.Unlock()
 	if len(todo) > 0 {
-		mfs, err := gather(p.snap)
-		plain := map[expfmt.Format]*encoded{}
-		for _, i := range todo {
+		todoKeys := make([]cacheKey, len(todo))
+		for j, i := range todo {
+			todoKeys[j] = keys[i]
+		}
+		for j, e := range encodeSnap(p.snap, todoKeys, p.hint) {
 			x.encodings.Add(1)
-			k, en := keys[i], ens[i]
-			if err != nil {
-				en.err = err
-				close(en.done)
-				continue
-			}
-			e := plain[k.format]
-			if e == nil {
-				e = encodePlain(mfs, k.format)
-				plain[k.format] = e
-			}
-			if k.gzip {
-				e = compress(e)
-			}
+			en := ens[todo[j]]
 			en.buf, en.segs, en.err = e.buf, e.segs, e.err
 			close(en.done)
 		}
@@ -423,6 +424,23 @@ func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
 		<-en.done
 	}
 	return ens
+}
+
+// sizes returns the bytes of p's complete encodings.
+func (p *part) sizes() map[cacheKey]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sizes := make(map[cacheKey]int, len(p.enc))
+	for k, en := range p.enc {
+		select {
+		case <-en.done:
+			if en.err == nil {
+				sizes[k] = len(en.buf)
+			}
+		default: // being encoded
+		}
+	}
+	return sizes
 }
 
 // retain forgets p's encodings in formats other than keys (the views
@@ -509,41 +527,178 @@ func gather(snap []prometheus.Metric) ([]*dto.MetricFamily, error) {
 	return mfs, nil
 }
 
-// encodePlain encodes mfs in format, one segment per family.
-func encodePlain(mfs []*dto.MetricFamily, format expfmt.Format) *encoded {
-	var buf bytes.Buffer
-	e := expfmt.NewEncoder(&buf, format)
-	segs := make([]segment, 0, len(mfs))
-	for _, mf := range mfs {
-		if err := e.Encode(mf); err != nil {
-			return &encoded{err: fmt.Errorf("encoding %s: %w", mf.GetName(), err)}
+// eachFamily gathers snap family by family and calls f on each family, in
+// no particular order. Each family is gathered by client_golang's registry,
+// sorted and checked as in one gather of the whole snapshot, but only one
+// family's dto is held at a time, not a second copy of the snapshot.
+func eachFamily(snap []prometheus.Metric, f func(*dto.MetricFamily)) error {
+	groups := byDesc(snap)
+	// One metric of each descriptor, gathered together: the registry's
+	// checks across families (a name colliding with a histogram's series),
+	// and whether two descriptors share a name, which only a gather of the
+	// whole snapshot merges. A gather that fails here fails on the whole
+	// snapshot too: gathered whole, it returns the snapshot's error.
+	if mfs, err := gather(representatives(groups)); err != nil || len(mfs) != len(groups) {
+		mfs, err := gather(snap)
+		if err != nil {
+			return err
 		}
-		segs = append(segs, segment{first: mf.GetName(), end: buf.Len()})
+		for _, mf := range mfs {
+			f(mf)
+		}
+		return nil
 	}
-	// Closing adds nothing to the snapshots' part: OpenMetrics' "# EOF"
-	// comes after the live families.
-	return &encoded{buf: slices.Clip(buf.Bytes()), segs: segs}
+	for _, g := range groups {
+		mfs, err := gather(g)
+		if err != nil {
+			return err
+		}
+		for _, mf := range mfs {
+			f(mf)
+		}
+	}
+	return nil
 }
 
-// compress returns plain with each segment a sync-flushed deflate stream.
-func compress(plain *encoded) *encoded {
-	if plain.err != nil {
-		return &encoded{err: plain.err}
+// byDesc groups the metrics of snap by descriptor, in the order each
+// descriptor first appears (the groups share one array).
+func byDesc(snap []prometheus.Metric) [][]prometheus.Metric {
+	index := map[*prometheus.Desc]int{}
+	var next []int // the size of each group, then where its next metric goes
+	for _, m := range snap {
+		i, ok := index[m.Desc()]
+		if !ok {
+			i = len(next)
+			index[m.Desc()] = i
+			next = append(next, 0)
+		}
+		next[i]++
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(plain.buf) / 16)
-	fw, _ := flate.NewWriter(&buf, bulkCompression)
-	segs := make([]segment, len(plain.segs))
+	groups := make([][]prometheus.Metric, len(next))
+	all := make([]prometheus.Metric, len(snap))
 	start := 0
-	for i, sg := range plain.segs {
-		b := plain.buf[start:sg.end]
-		start = sg.end
-		fw.Reset(&buf)
-		_, _ = fw.Write(b)
-		_ = fw.Flush() // byte-aligned and not final
-		segs[i] = segment{first: sg.first, end: buf.Len(), crc: crc32.ChecksumIEEE(b), size: uint32(len(b))}
+	for i, n := range next {
+		groups[i] = all[start : start+n : start+n]
+		next[i] = start
+		start += n
 	}
-	return &encoded{buf: slices.Clip(buf.Bytes()), segs: segs}
+	for _, m := range snap {
+		i := index[m.Desc()]
+		all[next[i]] = m
+		next[i]++
+	}
+	return groups
+}
+
+// representatives returns the first metric of each group.
+func representatives(groups [][]prometheus.Metric) []prometheus.Metric {
+	reps := make([]prometheus.Metric, len(groups))
+	for i, g := range groups {
+		reps[i] = g[0]
+	}
+	return reps
+}
+
+// encodeSnap encodes snap in every format of keys, one segment per family,
+// a family at a time: its dto is gathered, encoded in each format (and
+// compressed for gzip), then dropped. The text of a format wanted in gzip
+// only is held for one family at a time. hint holds the expected size of
+// each encoding, if known.
+func encodeSnap(snap []prometheus.Metric, keys []cacheKey, hint map[cacheKey]int) []*encoded {
+	sinks := map[expfmt.Format]*sink{}
+	for _, k := range keys {
+		s := sinks[k.format]
+		if s == nil {
+			s = &sink{}
+			s.enc = expfmt.NewEncoder(&s.plain, k.format)
+			sinks[k.format] = s
+		}
+		if k.gzip {
+			s.gz = new(bytes.Buffer)
+			s.gz.Grow(withMargin(hint[k]))
+			s.fw, _ = flate.NewWriter(s.gz, bulkCompression)
+		} else {
+			s.keepPlain = true
+			s.plain.Grow(withMargin(hint[k]))
+		}
+	}
+	err := eachFamily(snap, func(mf *dto.MetricFamily) {
+		for _, s := range sinks {
+			s.add(mf)
+		}
+	})
+	out := make([]*encoded, len(keys))
+	for i, k := range keys {
+		s := sinks[k.format]
+		switch {
+		case err != nil:
+			out[i] = &encoded{err: err}
+		case s.err != nil:
+			out[i] = &encoded{err: s.err}
+		case k.gzip:
+			out[i] = &encoded{buf: tight(s.gz.Bytes()), segs: slices.Clip(s.gzSegs)}
+		default:
+			// Closing the encoder adds nothing to the snapshots' part:
+			// OpenMetrics' "# EOF" comes after the live families.
+			out[i] = &encoded{buf: tight(s.plain.Bytes()), segs: slices.Clip(s.plainSegs)}
+		}
+	}
+	return out
+}
+
+// withMargin returns size and a sixteenth: room for a part that grew a
+// little since the size was taken.
+func withMargin(size int) int { return size + size/16 }
+
+// tight returns b, copied if its array is more than an eighth larger: a
+// generation keeps its bodies until replaced, and a buffer grown by
+// doubling can hold twice what it needs.
+func tight(b []byte) []byte {
+	if cap(b)-len(b) > len(b)/8 {
+		return slices.Clip(bytes.Clone(b))
+	}
+	return slices.Clip(b)
+}
+
+// sink encodes families in one format, identity, gzip or both.
+type sink struct {
+	enc   expfmt.Encoder // writes to plain
+	plain bytes.Buffer
+	// keepPlain: the identity body is wanted, plain keeps every family
+	// (with plainSegs); otherwise only the family being compressed.
+	keepPlain bool
+	plainSegs []segment
+	// gz, when gzip is wanted: every family, each a deflate stream
+	// sync-flushed (byte aligned, not final), with gzSegs.
+	gz     *bytes.Buffer
+	fw     *flate.Writer
+	gzSegs []segment
+	err    error
+}
+
+// add encodes mf at the end of s.
+func (s *sink) add(mf *dto.MetricFamily) {
+	if s.err != nil {
+		return
+	}
+	start := s.plain.Len()
+	if err := s.enc.Encode(mf); err != nil {
+		s.err = fmt.Errorf("encoding %s: %w", mf.GetName(), err)
+		return
+	}
+	if s.keepPlain {
+		s.plainSegs = append(s.plainSegs, segment{first: mf.GetName(), end: s.plain.Len()})
+	}
+	if s.gz != nil {
+		b := s.plain.Bytes()[start:]
+		s.fw.Reset(s.gz)
+		_, _ = s.fw.Write(b)
+		_ = s.fw.Flush() // byte-aligned and not final
+		s.gzSegs = append(s.gzSegs, segment{first: mf.GetName(), end: s.gz.Len(), crc: crc32.ChecksumIEEE(b), size: uint32(len(b))})
+	}
+	if !s.keepPlain {
+		s.plain.Reset()
+	}
 }
 
 // bulkCompression is the deflate level of the snapshots' part, compressed

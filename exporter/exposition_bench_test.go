@@ -5,10 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,9 +33,26 @@ var benchFormats = []struct{ name, accept string }{
 // for n tables, two series per family and table (one per account and region
 // for the account-level families): 99,900 series at n = 1,030, what
 // 1,000 tables with 2 GSIs expose.
+//
+// Like the collectors' snapshots, the series share their label values' strings
+// (a table's name is one string, not one per series), so that the heap it
+// holds is the metrics' own.
 func bigSnapshot(n int) []prometheus.Metric {
 	var ms []prometheus.Metric
 	seen := map[string]bool{}
+	tables := make([]string, n)
+	for i := range tables {
+		tables[i] = "table-" + strconv.Itoa(i)
+	}
+	others := map[string]string{}
+	other := func(l string, v int) string {
+		k := l + "-" + strconv.Itoa(v)
+		if s, ok := others[k]; ok {
+			return s
+		}
+		others[k] = k
+		return k
+	}
 	for _, f := range catalogue.All() {
 		if strings.HasPrefix(f.Name, "dynamodb_exporter_") {
 			continue
@@ -46,9 +67,9 @@ func bigSnapshot(n int) []prometheus.Metric {
 					case "region":
 						values[k] = "us-east-1"
 					case "table":
-						values[k] = "table-" + strconv.Itoa(i)
+						values[k] = tables[i]
 					default:
-						values[k] = l + "-" + strconv.Itoa(v)
+						values[k] = other(l, v)
 					}
 				}
 				if k := f.Name + "\xff" + strings.Join(values, "\xff"); !seen[k] {
@@ -148,10 +169,13 @@ func BenchmarkExpositionParallel(b *testing.B) {
 	}
 }
 
-// BenchmarkExpositionBuild builds a generation of about 100,000 series
-// (gathered once, then encoded) in one format in use (Prometheus's
-// scrapes: protobuf or text, gzip), or eagerly in every cached format; it
-// reports the bytes the generation keeps.
+// BenchmarkExpositionBuild builds the generation of a new snapshot of about
+// 100,000 series (gathered and encoded a family at a time) after one of the
+// previous snapshot, in one format in use (Prometheus's scrapes: protobuf or
+// text, gzip), or eagerly in every cached format. It reports the bytes the
+// generation keeps (bytes-kept: its bodies; live-MiB: all it holds, spare
+// capacity included) and how far the heap rises above the live heap while
+// one is built (peak-MiB, see peakDuring).
 func BenchmarkExpositionBuild(b *testing.B) {
 	c := &snapshotter{ms: bigSnapshot(1030)}
 	x, _ := newBenchExposition(b, c)
@@ -171,9 +195,18 @@ func BenchmarkExpositionBuild(b *testing.B) {
 		{"all", all},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
+			// A publish: the generation is built anew (the snapshot's
+			// identity changes) while the previous one is served.
 			var g *generation
+			republish := func() {
+				next := ids
+				if g != nil && slices.Equal(g.ids, ids) {
+					next = []snapshotID{{n: -1}}
+				}
+				g = x.newGeneration(g, next, snaps, tc.keys, false)
+			}
 			for b.Loop() {
-				g = x.newGeneration(nil, ids, snaps, tc.keys, false)
+				republish()
 			}
 			kept := 0
 			for _, p := range g.parts {
@@ -185,8 +218,76 @@ func BenchmarkExpositionBuild(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(kept), "bytes-kept")
+			peak := peakDuring(republish)
+			with := liveHeap()
+			runtime.KeepAlive(g)
+			g = nil
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+			b.ReportMetric(float64(with-liveHeap())/(1<<20), "live-MiB")
 		})
 	}
+}
+
+// BenchmarkSnapshotLiveHeap reports the heap a snapshot of about 100,000
+// series (1,000 tables) holds: what every collector's published snapshot
+// costs until the next one replaces it.
+func BenchmarkSnapshotLiveHeap(b *testing.B) {
+	var live uint64
+	var n int
+	for b.Loop() {
+		before := liveHeap()
+		ms := bigSnapshot(1030)
+		live = liveHeap() - before
+		n = len(ms)
+		runtime.KeepAlive(ms)
+	}
+	b.ReportMetric(float64(live)/(1<<20), "live-MiB")
+	b.ReportMetric(float64(live)/float64(n), "live-B/series")
+}
+
+// liveHeap returns the bytes of live heap objects, after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	return heapObjects()
+}
+
+// heapObjects returns the bytes of heap objects, live or not yet swept.
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// peakDuring returns how far the heap rises above its live size while f
+// runs: the largest heap sampled every 100µs, with the collector at GOGC=10
+// so that garbage is collected promptly and the figure approaches what f
+// holds at once (plus at most a tenth of the live heap).
+func peakDuring(f func()) uint64 {
+	base := liveHeap()
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		var peak uint64
+		for {
+			if h := heapObjects(); h > peak {
+				peak = h
+			}
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	if peak := <-done; peak > base {
+		return peak - base
+	}
+	return 0
 }
 
 // A burst of 10 concurrent scrapers in every format does not grow the heap:
