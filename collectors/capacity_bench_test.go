@@ -146,3 +146,35 @@ func BenchmarkCapacityReport(b *testing.B) {
 		benchCycle(b, c, target, st, end, tb)
 	}
 }
+
+// BenchmarkCapacityChart is the chart Reports computes for one table with
+// 2 GSIs, 90 days old, after an hourly cycle: 30 days hour by hour from the
+// history and the what-ifs held.
+func BenchmarkCapacityChart(b *testing.B) {
+	tb := benchTable("t")
+	c, target, st := benchCollector(b, tb)
+	st.whatIf = map[historyKey]*whatIf{}
+	end := benchEnd.Add(time.Hour)
+	nb := boundsAt(end, 90*day)
+	for j, k := range historyKeys(tb) {
+		h := st.hist[k]
+		if !h.roll(nb) {
+			b.Fatal("roll refused")
+		}
+		fillWindows(h, windowsFor(h, nb, time.Time{}), benchTraffic(1+float64(j)/10))
+		h.finish(nb)
+	}
+	r, err := c.report(target, st, tb, nb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range historyKeys(tb) {
+		st.hist[k].settle(nb.end)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if h := st.chart(r); len(h.ConsumedRead) != chartHours {
+			b.Fatalf("%d hours charted", len(h.ConsumedRead))
+		}
+	}
+}
