@@ -122,7 +122,7 @@ func releaseCapacity(c *Capacity) capacityHeap {
 	var out capacityHeap
 	for _, st := range c.state {
 		for _, h := range st.hist {
-			out.candidates += len(h.peaks.es)
+			out.candidates += len(h.peaks.v)
 		}
 	}
 	step := func(drop func(st *capacityState)) int64 {
@@ -140,7 +140,7 @@ func releaseCapacity(c *Capacity) capacityHeap {
 	out.whatIf = step(func(st *capacityState) { st.whatIf = nil })
 	out.peaks = step(func(st *capacityState) {
 		for _, h := range st.hist {
-			h.peaks.es = nil
+			h.peaks.at, h.peaks.v = nil, nil
 		}
 	})
 	out.hours = step(func(st *capacityState) {
@@ -216,7 +216,7 @@ func BenchmarkCapacityLiveHeap(b *testing.B) {
 			b.ReportMetric(float64(heap.snapshot)/float64(n), "snapshot-B/table")
 			b.ReportMetric(float64(heap.rest)/series, "rest-B/series")
 			b.ReportMetric(float64(heap.candidates)/series, "candidates/series")
-			b.ReportMetric(float64(unsafe.Sizeof(peakEntry{})), "B/candidate")
+			b.ReportMetric(float64(unsafe.Sizeof(uint16(0))+unsafe.Sizeof(float32(0))), "B/candidate")
 		})
 	}
 }

@@ -40,8 +40,8 @@ func TestHistoryBytesPerSeries(t *testing.T) {
 	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(series)
 	var peaks, hours, tail, capPeaks, capHours int
 	for _, h := range st.hist {
-		peaks, hours, tail = peaks+len(h.peaks.es), hours+len(h.hours), tail+len(h.tail)
-		capPeaks, capHours = capPeaks+cap(h.peaks.es), capHours+cap(h.hours)
+		peaks, hours, tail = peaks+len(h.peaks.v), hours+len(h.hours), tail+len(h.tail)
+		capPeaks, capHours = capPeaks+cap(h.peaks.v), capHours+cap(h.hours)
 	}
 	t.Logf("capacities: %d peaks, %d hours", capPeaks/series, capHours/series)
 	var units, events int
