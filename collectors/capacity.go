@@ -349,6 +349,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 					end = e
 				}
 				h.compact(end, c.peakK(), creation(tb))
+				h.forget(c.keepFrom(b))
 				h.settle(end)
 			}
 		}
@@ -393,6 +394,24 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// keepFrom returns the first hour of history a figure of a run at b or
+// later reads: the weekly baselines read back at most History's whole
+// weeks from the last whole hour (deriveBaselines), the what-if starts at
+// whatIfStart (after which the cost windows and the charts start), the
+// ratios read a day a week ago. With 90 days of history, the 6 days before
+// the baselines' 12 weeks are never read: not keeping them saves 144
+// hourly Sums per series.
+func (c *Capacity) keepFrom(b bounds) time.Time {
+	keep := b.end.Truncate(time.Hour).Add(-time.Duration(c.settings.History/week) * week)
+	if s := whatIfStart(b.end); s.Before(keep) {
+		keep = s
+	}
+	if s := b.end.Add(-week - day).Truncate(time.Hour); s.Before(keep) {
+		keep = s
+	}
+	return keep
 }
 
 // peakK is how many peak candidates a history keeps (peakSet).

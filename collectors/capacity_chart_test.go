@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"fmt"
 	"log/slog"
 	"math"
 	"testing"
@@ -113,6 +114,7 @@ func TestChartOnDemandEqualsStored(t *testing.T) {
 			for _, k := range historyKeys(tb) {
 				h := st.hist[k]
 				h.compact(end, c.peakK(), creation(tb))
+				h.forget(c.keepFrom(b))
 				h.settle(end)
 			}
 			st.reports = append(st.reports, *r)
@@ -178,5 +180,95 @@ func TestChartOnDemandEqualsStored(t *testing.T) {
 		exact, folded, roundedDiff, next)
 	if exact == 0 || next == 0 {
 		t.Error("no hour compared: the comparison proves nothing")
+	}
+}
+
+// TestForgottenHoursAreNotRead: a collector that drops the hourly Sums
+// before keepFrom derives the same figures and charts, run after run, as
+// one that keeps all its history, for 90 and 60 days of history and for 84
+// (whole weeks: the baselines' weeks then depend on whether the history
+// ends on the hour, and nothing is forgotten), on traffic with a surge ten
+// weeks back (which the surge detection reads).
+func TestForgottenHoursAreNotRead(t *testing.T) {
+	surge := benchEnd.Add(-10 * week)
+	for _, span := range []time.Duration{90 * day, 84 * day, 60 * day} {
+		tb := benchTable("t")
+		type run struct {
+			c  *Capacity
+			st *capacityState
+		}
+		target := &awsclient.Target{Account: "acct", Region: "us-east-1"}
+		var runs [2]run
+		for i := range runs {
+			c := NewCapacity([]*awsclient.Target{target}, nil, CapacitySettings{History: span, ScaleOutDelay: 5 * time.Minute}, slog.New(slog.DiscardHandler))
+			st := &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
+			c.state[target.Key()] = st
+			runs[i] = run{c, st}
+		}
+		var dropped int
+		for cycle, end := range []time.Time{benchEnd, benchEnd.Add(time.Hour), benchEnd.Add(2*time.Hour + 3*time.Minute), benchEnd.Add(3*time.Hour + 3*time.Minute), benchEnd.Add(3*time.Hour + 40*time.Minute)} {
+			b := boundsAt(end, span)
+			var got [2]string
+			for i, r := range runs {
+				for j, k := range historyKeys(tb) {
+					f := benchTraffic(1 + float64(j)/10)
+					traffic := func(m time.Time) float64 {
+						if !m.Before(surge) && m.Before(surge.Add(week)) {
+							return 4 * f(m)
+						}
+						return f(m)
+					}
+					h := r.st.hist[k]
+					if h == nil {
+						h = newHistory(b)
+						r.st.hist[k] = h
+					} else if !h.roll(b) {
+						t.Fatal("roll refused")
+					}
+					fillWindows(h, windowsFor(h, b, time.Time{}), traffic)
+					h.finish(b)
+				}
+				rep, err := r.c.report(target, r.st, tb, b)
+				if err != nil || rep == nil {
+					t.Fatalf("report %v, %v", rep, err)
+				}
+				for _, k := range historyKeys(tb) {
+					h := r.st.hist[k]
+					h.compact(end, r.c.peakK(), creation(tb))
+					if i == 1 {
+						n := len(h.hours)
+						h.forget(r.c.keepFrom(b))
+						dropped += n - len(h.hours)
+					}
+					h.settle(end)
+				}
+				r.st.reports = []TableReport{*rep}
+				rep.Hourly = r.st.chart(rep)
+				var surges []Surge
+				for j, f := range rep.Traffic {
+					if f.Surge != nil {
+						surges = append(surges, *f.Surge)
+						rep.Traffic[j].Surge = nil
+					}
+				}
+				got[i] = fmt.Sprintf("%+v\nsurges %+v", *rep, surges)
+				if len(surges) == 0 {
+					t.Fatalf("history %v, run %d: no surge found: the test proves nothing", span, cycle)
+				}
+			}
+			if got[0] != got[1] {
+				a, b := got[1], got[0]
+				for k := range min(len(a), len(b)) {
+					if a[k] != b[k] {
+						a, b = a[max(0, k-200):min(len(a), k+200)], b[max(0, k-200):min(len(b), k+200)]
+						break
+					}
+				}
+				t.Fatalf("history %v, run %d: forgetting the old hours changed the figures:\n…%s…\nkeeping them:\n…%s…", span, cycle, a, b)
+			}
+		}
+		if whole := span%week == 0; whole != (dropped == 0) {
+			t.Errorf("history %v: %d hours forgotten: want some unless the history is whole weeks", span, dropped)
+		}
 	}
 }

@@ -404,6 +404,22 @@ func (h *history) roll(b bounds) bool {
 	return true
 }
 
+// forget drops the hourly Sums before the hour before, which no figure
+// reads (Capacity.keepFrom), and spare capacity beyond a few hours.
+func (h *history) forget(before time.Time) {
+	if h.staged != nil {
+		return
+	}
+	if n := int(before.Sub(h.h0) / time.Hour); n > 0 {
+		n = min(n, len(h.hours))
+		h.hours = append(h.hours[:0], h.hours[n:]...)
+		h.h0 = h.h0.Add(time.Duration(n) * time.Hour)
+	}
+	if cap(h.hours) > len(h.hours)+8 {
+		h.hours = append(make([]float32, 0, len(h.hours)+4), h.hours...)
+	}
+}
+
 // apply stores the points of one fetched window; the minutes are zero-filled
 // to the window's end, since DynamoDB publishes nothing for an idle minute.
 // A compacted history takes 1-minute windows only (a refresh).
@@ -504,6 +520,11 @@ func (h *history) settle(end time.Time) {
 		h.hours = append(h.hours, float32(s))
 		h.tail = append(h.tail[:0], h.tail[60:]...)
 		h.tail0 = h.tail0.Add(time.Hour)
+	}
+	// The tail grows by the minutes of each refresh and shrinks here: it
+	// does not keep the room between refreshes.
+	if cap(h.tail) > len(h.tail)+16 {
+		h.tail = append(make([]float32, 0, len(h.tail)), h.tail...)
 	}
 }
 
