@@ -84,6 +84,7 @@ func benchCollector(tb testing.TB, tables ...*Table) (*Capacity, *awsclient.Targ
 		}
 		for _, k := range historyKeys(t) {
 			st.hist[k].compact(b.end, c.peakK(), creation(t))
+			st.hist[k].forget(c.keepFrom(b))
 		}
 	}
 	return c, target, st
@@ -91,7 +92,7 @@ func benchCollector(tb testing.TB, tables ...*Table) (*Capacity, *awsclient.Targ
 
 // benchCycle is one hourly cycle of the collector for the tables after end:
 // the history refreshed with the new minutes, the report derived, the
-// settled minutes folded.
+// hours no figure reads dropped, the settled minutes folded.
 func benchCycle(tb testing.TB, c *Capacity, target *awsclient.Target, st *capacityState, end time.Time, tables ...*Table) {
 	nb := boundsAt(end, 90*day)
 	for i, t := range tables {
@@ -107,6 +108,7 @@ func benchCycle(tb testing.TB, c *Capacity, target *awsclient.Target, st *capaci
 			tb.Fatal(err)
 		}
 		for _, k := range historyKeys(t) {
+			st.hist[k].forget(c.keepFrom(nb))
 			st.hist[k].settle(nb.end)
 		}
 	}
