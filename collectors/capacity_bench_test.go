@@ -84,6 +84,7 @@ func benchCollector(tb testing.TB, tables ...*Table) (*Capacity, *awsclient.Targ
 		}
 		for _, k := range historyKeys(t) {
 			st.hist[k].compact(b.end, c.peakK(), creation(t))
+			st.hist[k].forget(c.keepFrom(b))
 		}
 	}
 	return c, target, st
@@ -91,7 +92,7 @@ func benchCollector(tb testing.TB, tables ...*Table) (*Capacity, *awsclient.Targ
 
 // benchCycle is one hourly cycle of the collector for the tables after end:
 // the history refreshed with the new minutes, the report derived, the
-// settled minutes folded.
+// hours no figure reads dropped, the settled minutes folded.
 func benchCycle(tb testing.TB, c *Capacity, target *awsclient.Target, st *capacityState, end time.Time, tables ...*Table) {
 	nb := boundsAt(end, 90*day)
 	for i, t := range tables {
@@ -107,6 +108,7 @@ func benchCycle(tb testing.TB, c *Capacity, target *awsclient.Target, st *capaci
 			tb.Fatal(err)
 		}
 		for _, k := range historyKeys(t) {
+			st.hist[k].forget(c.keepFrom(nb))
 			st.hist[k].settle(nb.end)
 		}
 	}
@@ -144,5 +146,37 @@ func BenchmarkCapacityReport(b *testing.B) {
 	for b.Loop() {
 		end = end.Add(time.Hour)
 		benchCycle(b, c, target, st, end, tb)
+	}
+}
+
+// BenchmarkCapacityChart is the chart Reports computes for one table with
+// 2 GSIs, 90 days old, after an hourly cycle: 30 days hour by hour from the
+// history and the what-ifs held.
+func BenchmarkCapacityChart(b *testing.B) {
+	tb := benchTable("t")
+	c, target, st := benchCollector(b, tb)
+	st.whatIf = map[historyKey]*whatIf{}
+	end := benchEnd.Add(time.Hour)
+	nb := boundsAt(end, 90*day)
+	for j, k := range historyKeys(tb) {
+		h := st.hist[k]
+		if !h.roll(nb) {
+			b.Fatal("roll refused")
+		}
+		fillWindows(h, windowsFor(h, nb, time.Time{}), benchTraffic(1+float64(j)/10))
+		h.finish(nb)
+	}
+	r, err := c.report(target, st, tb, nb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range historyKeys(tb) {
+		st.hist[k].settle(nb.end)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if h := st.chart(r); len(h.ConsumedRead) != chartHours {
+			b.Fatalf("%d hours charted", len(h.ConsumedRead))
+		}
 	}
 }

@@ -11,14 +11,16 @@
 //   - the minutes of the current hour and the last lateDataOverlap minutes
 //     as fetched (CloudWatch may still revise them);
 //   - the 1-minute Sums that can still be the peak of the peak-to-average
-//     figure (peakSet): exact, typically a few hundred of the 10,080
-//     minutes of a week.
+//     figure (peakSet): exact, the least set that keeps it so, about k per
+//     day of the week for a daily cycle (700 to 1,000 of the 10,080
+//     minutes at the 99th percentile), 6 bytes each.
 //
 // A window boundary inside an older hour reads that hour's Sum spread evenly
 // over its minutes, as the 5-minute and hourly tiers always did. The
 // auto-scaling what-if advances its own simulation state with the minutes
-// as they settle (whatIf, capacity_cost.go). About 9 KB per series for 90
-// days instead of about 145 KB.
+// as they settle (whatIf, capacity_cost.go). About 15 KB per series for 90
+// days (hourly Sums and peak candidates: BenchmarkCapacityLiveHeap) instead
+// of about 145 KB.
 package collectors
 
 import (
@@ -402,6 +404,22 @@ func (h *history) roll(b bounds) bool {
 	return true
 }
 
+// forget drops the hourly Sums before the hour before, which no figure
+// reads (Capacity.keepFrom), and spare capacity beyond a few hours.
+func (h *history) forget(before time.Time) {
+	if h.staged != nil {
+		return
+	}
+	if n := int(before.Sub(h.h0) / time.Hour); n > 0 {
+		n = min(n, len(h.hours))
+		h.hours = append(h.hours[:0], h.hours[n:]...)
+		h.h0 = h.h0.Add(time.Duration(n) * time.Hour)
+	}
+	if cap(h.hours) > len(h.hours)+8 {
+		h.hours = append(make([]float32, 0, len(h.hours)+4), h.hours...)
+	}
+}
+
 // apply stores the points of one fetched window; the minutes are zero-filled
 // to the window's end, since DynamoDB publishes nothing for an idle minute.
 // A compacted history takes 1-minute windows only (a refresh).
@@ -493,7 +511,7 @@ func (h *history) settle(end time.Time) {
 			h.peaks.push(minuteIndex(h.fed), h.tail[int(h.fed.Sub(h.tail0)/time.Minute)])
 		}
 	}
-	h.peaks.prune(minuteIndex(end.Add(-week)))
+	h.peaks.pruneAll(minuteIndex(end.Add(-week)))
 	for cut := settled.Truncate(time.Hour); h.tail0.Before(cut) && len(h.tail) >= 60; {
 		var s float64
 		for _, v := range h.tail[:60] {
@@ -502,6 +520,11 @@ func (h *history) settle(end time.Time) {
 		h.hours = append(h.hours, float32(s))
 		h.tail = append(h.tail[:0], h.tail[60:]...)
 		h.tail0 = h.tail0.Add(time.Hour)
+	}
+	// The tail grows by the minutes of each refresh and shrinks here: it
+	// does not keep the room between refreshes.
+	if cap(h.tail) > len(h.tail)+16 {
+		h.tail = append(make([]float32, 0, len(h.tail)), h.tail...)
 	}
 }
 
@@ -616,6 +639,14 @@ func (h *history) peakToAverage(from, end time.Time, p float64) float64 {
 	if n <= 0 || total == 0 {
 		return math.NaN()
 	}
+	return h.peak(from, end, p) / (total / float64(n))
+}
+
+// peak returns the p-th percentile (nearest rank) of the minutes of [from,
+// end) of a compacted history, from its peak candidates and the minutes
+// not yet given to them: from must be no earlier than a week before the
+// latest settle and end no later than the history's end.
+func (h *history) peak(from, end time.Time, p float64) float64 {
 	cands := h.peaks.since(minuteIndex(from), nil)
 	start := h.fed
 	if start.Before(from) {
@@ -626,12 +657,12 @@ func (h *history) peakToAverage(from, end time.Time, p float64) float64 {
 			cands = append(cands, float32(v))
 		}
 	})
-	k := rankFromTop(n, p)
+	k := rankFromTop(int(end.Sub(from)/time.Minute), p)
 	if k > len(cands) {
 		return 0
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i] > cands[j] })
-	return float64(cands[k-1]) / (total / float64(n))
+	return float64(cands[k-1])
 }
 
 // rankFromTop returns the rank, from the largest (1), of the nearest-rank
@@ -643,68 +674,142 @@ func rankFromTop(n int, p float64) int {
 
 // peakSet holds, of a sequence of minutes arriving in order, those that
 // can still be the k-th largest (or larger) of a window ending at the
-// latest minute: a minute is dropped once k later minutes are at least as
-// large, since any window holding it then holds those k too. The k-th
-// largest of any window ending now is therefore the k-th largest of the
-// candidates in it (zero when fewer). Memory is the number of candidates:
-// about k × (1 + ln(n/k)) for noisy traffic, k per day for a daily cycle,
+// latest minute or later: a minute is dropped once k later minutes are at
+// least as large, since any window holding it then holds those k too. The
+// k-th largest of any window ending now is therefore the k-th largest of
+// the candidates in it (zero when fewer).
+//
+// This is the least the figure can keep without knowing the minutes to
+// come: a minute with c < k later minutes at least as large is, in the
+// last window that holds it (itself, the c, and the minutes still to
+// come), the k-th largest if k-1-c of the minutes to come are larger and
+// the others smaller. (Only in its last k-1-c minutes in the window, when
+// too few minutes are still to come, is it sure to stay above the k-th
+// largest: its value is no longer needed then, but it must still count;
+// dropping that value would save at most k values.) Its size is therefore
+// the traffic's: about k × (1 + ln(n/k)) for noise alone, but for a daily
+// cycle the top minutes of each day that no later day reaches k times, and
+// the falling side of the last day, so that a week with a daily and a
+// weekly cycle keeps about k per day (700 to 1,000 at the 99th percentile);
 // and at worst every minute of the window for traffic falling minute after
 // minute.
+//
+// A candidate takes 6 bytes: its minute (modulo 2^16) and its Sum. How
+// many later minutes are at least as large is not kept: sweep counts it
+// again, newest first, when minutes were pushed.
 type peakSet struct {
 	k int
 	// last is the minuteIndex of the latest minute pushed.
 	last int32
-	es   []peakEntry
+	// at holds the minuteIndex of each candidate modulo 2^16 (the set
+	// spans less than 45 days), oldest first; v its Sum.
+	at []uint16
+	v  []float32
+	// fresh is how many candidates were pushed since the last sweep.
+	fresh int
 }
 
-type peakEntry struct {
-	at uint16  // minuteIndex modulo 2^16: the set spans less than 45 days
-	n  uint16  // later minutes at least as large
-	v  float32 // Sum
-}
+// minute returns the minuteIndex of candidate i.
+func (p *peakSet) minute(i int) int32 { return p.last - int32(uint16(p.last)-p.at[i]) }
 
-// minute returns the minuteIndex of an entry.
-func (p *peakSet) minute(e peakEntry) int32 { return p.last - int32(uint16(p.last)-e.at) }
-
-// push adds the next minute. Zero minutes are never stored.
+// push adds the next minute. Zero minutes are never stored. The set is
+// swept when it grew by half since the last sweep, so that it holds at most
+// half as many again as the candidates (plus 64) between two prunes.
 func (p *peakSet) push(at int32, v float32) {
 	p.last = at
 	if !(v > 0) {
 		return
 	}
-	j := 0
-	for _, e := range p.es {
-		if e.v <= v {
-			e.n++
-			if int(e.n) >= p.k {
-				continue
-			}
-		}
-		p.es[j] = e
-		j++
+	p.at, p.v = append(p.at, uint16(at)), append(p.v, v)
+	if p.fresh++; p.fresh > 64 && 2*p.fresh > len(p.v) {
+		p.sweep()
 	}
-	p.es = append(p.es[:j], peakEntry{at: uint16(at), v: v})
 }
 
-// prune drops the minutes before the minute index before.
-func (p *peakSet) prune(before int32) {
-	i := sort.Search(len(p.es), func(i int) bool { return p.minute(p.es[i]) >= before })
-	if i > 0 {
-		p.es = append(p.es[:0], p.es[i:]...)
+// sweep drops the candidates that k later candidates are at least as
+// large as: newest first, keeping the k largest of the candidates kept
+// after each in a min-heap. It drops the same candidates as counting
+// every later minute would: of the later minutes at least as large as a
+// candidate, the k largest are kept.
+func (p *peakSet) sweep() {
+	p.fresh = 0
+	if len(p.v) <= p.k {
+		return
 	}
-	if n := len(p.es) + len(p.es)/16 + 8; cap(p.es) > n+len(p.es)/8 {
-		p.es = append(make([]peakEntry, 0, n), p.es...)
+	heap := make([]float32, 0, p.k)
+	j := len(p.v)
+	for i := len(p.v) - 1; i >= 0; i-- {
+		v := p.v[i]
+		if len(heap) == p.k && heap[0] >= v {
+			continue
+		}
+		j--
+		p.at[j], p.v[j] = p.at[i], v
+		if len(heap) < p.k {
+			heap = append(heap, v)
+			for c := len(heap) - 1; c > 0; {
+				up := (c - 1) / 2
+				if heap[up] <= heap[c] {
+					break
+				}
+				heap[up], heap[c] = heap[c], heap[up]
+				c = up
+			}
+			continue
+		}
+		heap[0] = v
+		for c := 0; ; {
+			l, r, m := 2*c+1, 2*c+2, c
+			if l < len(heap) && heap[l] < heap[m] {
+				m = l
+			}
+			if r < len(heap) && heap[r] < heap[m] {
+				m = r
+			}
+			if m == c {
+				break
+			}
+			heap[m], heap[c] = heap[c], heap[m]
+			c = m
+		}
+	}
+	p.drop(j)
+}
+
+// drop removes the first n candidates.
+func (p *peakSet) drop(n int) {
+	if n > 0 {
+		p.at = append(p.at[:0], p.at[n:]...)
+		p.v = append(p.v[:0], p.v[n:]...)
+	}
+}
+
+// prune drops the minutes before the minute index before and, once an
+// hour of minutes or an eighth of the set was pushed since the last sweep,
+// the candidates no longer needed; spare capacity beyond an eighth goes.
+func (p *peakSet) prune(before int32) {
+	p.pruneTo(before, p.fresh >= 60 || 8*p.fresh >= len(p.v))
+}
+
+// pruneAll is prune sweeping whenever a minute was pushed since the last
+// sweep: the set is then exactly the candidates.
+func (p *peakSet) pruneAll(before int32) { p.pruneTo(before, p.fresh > 0) }
+
+func (p *peakSet) pruneTo(before int32, sweep bool) {
+	p.drop(sort.Search(len(p.v), func(i int) bool { return p.minute(i) >= before }))
+	if sweep {
+		p.sweep()
+	}
+	if n := len(p.v) + len(p.v)/16 + 8; cap(p.v) > n+len(p.v)/8 || cap(p.at) > n+len(p.at)/8 {
+		p.at = append(make([]uint16, 0, n), p.at...)
+		p.v = append(make([]float32, 0, n), p.v...)
 	}
 }
 
 // since appends to dst the values of the candidates from minute index from.
 func (p *peakSet) since(from int32, dst []float32) []float32 {
-	for _, e := range p.es {
-		if p.minute(e) >= from {
-			dst = append(dst, e.v)
-		}
-	}
-	return dst
+	i := sort.Search(len(p.v), func(i int) bool { return p.minute(i) >= from })
+	return append(dst, p.v[i:]...)
 }
 
 // peakCandidates returns k for peakSet at percentile p over a week.

@@ -213,7 +213,7 @@ func TestPeakSetIsExact(t *testing.T) {
 				vs = append(vs, v)
 				ps.push(int32(i), v)
 				ps.prune(int32(i + 1 - 10080))
-				most = max(most, len(ps.es))
+				most = max(most, len(ps.v))
 				if i%3001 != 0 && i != n-1 {
 					continue
 				}

@@ -10,10 +10,12 @@ import (
 // seriesBudget is the memory the capacity collector may keep per series
 // (table or GSI, read or write) of a table 90 days old: its history, its
 // share of the what-if's state: 6,000 series (1,000 tables with 2 GSIs) at
-// this budget hold 135 MB. Measured: about 20.8 KB (9.5 KB of hourly Sums
-// for 90 days, 6 KB of 7-day peak candidates, 3 KB of the what-if's hourly
-// capacity for 30 days, 1 KB of its throttled hours, its state).
-const seriesBudget = 22 << 10
+// this budget hold 117 MB. Measured: about 17.2 KB (8.2 KB of hourly Sums
+// for the 12 weeks the figures read, 4.5 KB of 7-day peak candidates at 6
+// bytes each, 3 KB of the what-if's hourly capacity for 30 days, 1 KB of
+// its throttled hours, its state); it was 20.8 KB with 90 days of hourly
+// Sums and 8-byte peak candidates.
+const seriesBudget = 19 << 10
 
 // TestHistoryBytesPerSeries measures the heap the collector keeps for 20
 // tables with 2 GSIs, 120 days old, after the first cycle (90 days
@@ -40,8 +42,8 @@ func TestHistoryBytesPerSeries(t *testing.T) {
 	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(series)
 	var peaks, hours, tail, capPeaks, capHours int
 	for _, h := range st.hist {
-		peaks, hours, tail = peaks+len(h.peaks.es), hours+len(h.hours), tail+len(h.tail)
-		capPeaks, capHours = capPeaks+cap(h.peaks.es), capHours+cap(h.hours)
+		peaks, hours, tail = peaks+len(h.peaks.v), hours+len(h.hours), tail+len(h.tail)
+		capPeaks, capHours = capPeaks+cap(h.peaks.v), capHours+cap(h.hours)
 	}
 	t.Logf("capacities: %d peaks, %d hours", capPeaks/series, capHours/series)
 	var units, events int
