@@ -54,7 +54,7 @@ func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, 
 		}
 		l := report.Landing{Version: version.Info(), MetricsPath: telemetryPath, CapacityEnabled: a.Capacity != nil, Now: a.Clock.Now()}
 		if a.Capacity != nil {
-			l.Reports = a.Capacity.Reports()
+			l.Reports = a.Capacity.ReportFigures() // the landing page shows no chart: not worth computing them
 		}
 		var buf bytes.Buffer
 		if err := report.LandingHTML(&buf, l); err != nil {
