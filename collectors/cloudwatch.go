@@ -74,53 +74,119 @@ type seriesKey struct {
 	operation string
 }
 
-// listKey is the ListMetrics identity of a series (statistics are not listed).
-func (k seriesKey) listKey() string {
-	s := specs[k.spec]
-	return listKeyOf(s.metric, k.dimensions())
+// listKey is the ListMetrics identity of a metric: its name and dimension
+// set (statistics are not listed). It is comparable, so a series' key is
+// built without allocating.
+type listKey struct {
+	metric, table, index, operation string
+	// dims says which of TableName, GlobalSecondaryIndexName and
+	// Operation are present (dimTable, dimIndex, dimOperation).
+	dims uint8
+	// other is, for a listed dimension set with a dimension the collector
+	// does not know or one named twice, the canonical form of the whole
+	// set (otherDims); empty otherwise. No series has one, so such a
+	// metric matches no series.
+	other string
 }
 
-func (k seriesKey) dimensions() []cwtypes.Dimension {
-	var d []cwtypes.Dimension
+// The dimensions a series key may have, as bits of listKey.dims.
+const (
+	dimTable uint8 = 1 << iota
+	dimIndex
+	dimOperation
+)
+
+// listKey is the ListMetrics identity of a series.
+func (k seriesKey) listKey() listKey {
+	lk := listKey{metric: specs[k.spec].metric}
 	switch specs[k.spec].shape {
 	case perTableAndIndex:
-		d = append(d, cwtypes.Dimension{Name: aws.String("TableName"), Value: aws.String(k.table)})
+		lk.table, lk.dims = k.table, dimTable
 		if k.index != "" {
-			d = append(d, cwtypes.Dimension{Name: aws.String("GlobalSecondaryIndexName"), Value: aws.String(k.index)})
+			lk.index, lk.dims = k.index, dimTable|dimIndex
 		}
 	case perTable, perTableOnlyIndexLabel:
-		d = append(d, cwtypes.Dimension{Name: aws.String("TableName"), Value: aws.String(k.table)})
+		lk.table, lk.dims = k.table, dimTable
 	case perOperation:
-		d = append(d,
-			cwtypes.Dimension{Name: aws.String("TableName"), Value: aws.String(k.table)},
-			cwtypes.Dimension{Name: aws.String("Operation"), Value: aws.String(k.operation)})
+		lk.table, lk.operation, lk.dims = k.table, k.operation, dimTable|dimOperation
 	}
-	return d
+	return lk
 }
 
-func (k seriesKey) labelValues(t *awsclient.Target) []string {
+// Dimension names, shared by the queries' dimensions (read only).
+var (
+	nameTableName = aws.String("TableName")
+	nameIndexName = aws.String("GlobalSecondaryIndexName")
+	nameOperation = aws.String("Operation")
+)
+
+func (k seriesKey) dimensions() []cwtypes.Dimension {
+	switch specs[k.spec].shape {
+	case perTableAndIndex:
+		if k.index != "" {
+			return []cwtypes.Dimension{
+				{Name: nameTableName, Value: aws.String(k.table)},
+				{Name: nameIndexName, Value: aws.String(k.index)}}
+		}
+		return []cwtypes.Dimension{{Name: nameTableName, Value: aws.String(k.table)}}
+	case perTable, perTableOnlyIndexLabel:
+		return []cwtypes.Dimension{{Name: nameTableName, Value: aws.String(k.table)}}
+	case perOperation:
+		return []cwtypes.Dimension{
+			{Name: nameTableName, Value: aws.String(k.table)},
+			{Name: nameOperation, Value: aws.String(k.operation)}}
+	}
+	return nil
+}
+
+// appendLabelValues appends the series' label values for target t to lv.
+func (k seriesKey) appendLabelValues(lv []string, t *awsclient.Target) []string {
 	s := specs[k.spec]
-	var lv []string
 	switch s.shape {
 	case perTableAndIndex, perTableOnlyIndexLabel:
-		lv = []string{t.Account, t.Region, k.table, k.index}
+		lv = append(lv, t.Account, t.Region, k.table, k.index)
 	case perTable:
-		lv = []string{t.Account, t.Region, k.table}
+		lv = append(lv, t.Account, t.Region, k.table)
 	case perOperation:
-		lv = []string{t.Account, t.Region, k.table, k.operation}
+		lv = append(lv, t.Account, t.Region, k.table, k.operation)
 	case perAccount:
-		lv = []string{t.Account, t.Region}
+		lv = append(lv, t.Account, t.Region)
 	}
 	return append(lv, s.extra...)
 }
 
-func listKeyOf(metric string, dims []cwtypes.Dimension) string {
+// listKeyOf returns the ListMetrics identity of a listed metric.
+func listKeyOf(metric string, dims []cwtypes.Dimension) listKey {
+	lk := listKey{metric: metric}
+	odd := false
+	for _, d := range dims {
+		var bit uint8
+		switch aws.ToString(d.Name) {
+		case "TableName":
+			bit, lk.table = dimTable, aws.ToString(d.Value)
+		case "GlobalSecondaryIndexName":
+			bit, lk.index = dimIndex, aws.ToString(d.Value)
+		case "Operation":
+			bit, lk.operation = dimOperation, aws.ToString(d.Value)
+		}
+		odd = odd || bit == 0 || lk.dims&bit != 0
+		lk.dims |= bit
+	}
+	if odd {
+		lk.other = otherDims(dims)
+	}
+	return lk
+}
+
+// otherDims is the canonical form of a dimension set: its sorted
+// "name=value" pairs, joined by commas.
+func otherDims(dims []cwtypes.Dimension) string {
 	parts := make([]string, 0, len(dims))
 	for _, d := range dims {
 		parts = append(parts, aws.ToString(d.Name)+"="+aws.ToString(d.Value))
 	}
 	sort.Strings(parts)
-	return metric + "|" + strings.Join(parts, ",")
+	return strings.Join(parts, ",")
 }
 
 // listingDelay is how late ListMetrics may list a new series: "it can take
@@ -717,8 +783,10 @@ func (st *targetState) metrics(t *awsclient.Target) []prometheus.Metric {
 		return a.operation < b.operation
 	})
 	ms := make([]prometheus.Metric, 0, len(keys)+2)
+	var lv []string // reused: MustMetric copies the label values
 	for _, k := range keys {
-		ms = append(ms, catalogue.MustMetric(specs[k.spec].family, st.series[k].value, k.labelValues(t)...))
+		lv = k.appendLabelValues(lv[:0], t)
+		ms = append(ms, catalogue.MustMetric(specs[k.spec].family, st.series[k].value, lv...))
 	}
 	ms = append(ms,
 		catalogue.MustMetric(catalogue.ExporterCloudWatchSeries, float64(st.queried), t.Account, t.Region, "queried"),
@@ -735,8 +803,8 @@ func (st *targetState) metrics(t *awsclient.Target) []prometheus.Metric {
 
 // listActive returns the ListMetrics keys of every AWS/DynamoDB metric with a
 // datapoint in the last three hours, and how many pages that took.
-func listActive(ctx context.Context, api awsclient.CloudWatchAPI) (map[string]listedMetric, int, error) {
-	out := map[string]listedMetric{}
+func listActive(ctx context.Context, api awsclient.CloudWatchAPI) (map[listKey]struct{}, int, error) {
+	out := map[listKey]struct{}{}
 	pages := 0
 	p := cloudwatch.NewListMetricsPaginator(api, &cloudwatch.ListMetricsInput{
 		Namespace:      aws.String(CloudWatchNamespace),
@@ -749,23 +817,10 @@ func listActive(ctx context.Context, api awsclient.CloudWatchAPI) (map[string]li
 			return nil, pages, err
 		}
 		for _, m := range page.Metrics {
-			lm := listedMetric{metric: aws.ToString(m.MetricName)}
-			for _, d := range m.Dimensions {
-				switch aws.ToString(d.Name) {
-				case "TableName":
-					lm.table = aws.ToString(d.Value)
-				case "Operation":
-					lm.operation = aws.ToString(d.Value)
-				}
-			}
-			out[listKeyOf(lm.metric, m.Dimensions)] = lm
+			out[listKeyOf(aws.ToString(m.MetricName), m.Dimensions)] = struct{}{}
 		}
 	}
 	return out, pages, nil
-}
-
-type listedMetric struct {
-	metric, table, operation string
 }
 
 // accountLevel reports whether this replica queries the target's series
@@ -832,9 +887,9 @@ func (st *targetState) possibleIn(tables []*Table, end time.Time, grace time.Dur
 // those proven zero. A series of a throttle cause that possible rules out
 // for its table is no candidate: it is left out unless ListMetrics lists
 // it, which proves it has datapoints.
-func plan(tables []*Table, account bool, listed map[string]listedMetric, possible possibleFunc) Plan {
+func plan(tables []*Table, account bool, listed map[listKey]struct{}, possible possibleFunc) Plan {
 	ops := map[string]map[string]bool{}
-	for _, lm := range listed {
+	for lm := range listed {
 		if operationMetrics[lm.metric] && lm.table != "" && lm.operation != "" {
 			if ops[lm.table] == nil {
 				ops[lm.table] = map[string]bool{}
@@ -842,11 +897,20 @@ func plan(tables []*Table, account bool, listed map[string]listedMetric, possibl
 			ops[lm.table][lm.operation] = true
 		}
 	}
+	// Two passes over the candidates: the first counts, so that the second
+	// appends to slices of the right size.
 	var p Plan
+	counting, queried, provenZero := true, 0, 0
 	add := func(k seriesKey) {
-		if _, ok := listed[k.listKey()]; ok {
+		_, ok := listed[k.listKey()]
+		switch {
+		case counting && ok:
+			queried++
+		case counting:
+			provenZero++
+		case ok:
 			p.Queried = append(p.Queried, k)
-		} else {
+		default:
 			p.ProvenZero = append(p.ProvenZero, k)
 		}
 	}
@@ -858,32 +922,51 @@ func plan(tables []*Table, account bool, listed map[string]listedMetric, possibl
 		}
 		add(k)
 	}
-	for i, s := range specs {
-		switch s.shape {
-		case perAccount:
-			if account {
-				add(seriesKey{spec: i})
+	opNames := make(map[string][]string, len(ops))
+	for table, set := range ops {
+		names := make([]string, 0, len(set))
+		for op := range set {
+			names = append(names, op)
+		}
+		sort.Strings(names)
+		opNames[table] = names
+	}
+	indexes := make([][]string, len(tables))
+	for i, tb := range tables {
+		indexes[i] = tb.IndexNames()
+	}
+	for pass := range 2 {
+		if pass == 1 {
+			counting = false
+			if queried > 0 {
+				p.Queried = make([]seriesKey, 0, queried)
 			}
-		case perTable, perTableOnlyIndexLabel:
-			for _, tb := range tables {
-				addFor(tb, seriesKey{spec: i, table: tb.Name})
+			if provenZero > 0 {
+				p.ProvenZero = make([]seriesKey, 0, provenZero)
 			}
-		case perTableAndIndex:
-			for _, tb := range tables {
-				addFor(tb, seriesKey{spec: i, table: tb.Name})
-				for _, idx := range tb.IndexNames() {
-					addFor(tb, seriesKey{spec: i, table: tb.Name, index: idx})
+		}
+		for i, s := range specs {
+			switch s.shape {
+			case perAccount:
+				if account {
+					add(seriesKey{spec: i})
 				}
-			}
-		case perOperation:
-			for _, tb := range tables {
-				names := make([]string, 0, len(ops[tb.Name]))
-				for op := range ops[tb.Name] {
-					names = append(names, op)
+			case perTable, perTableOnlyIndexLabel:
+				for _, tb := range tables {
+					addFor(tb, seriesKey{spec: i, table: tb.Name})
 				}
-				sort.Strings(names)
-				for _, op := range names {
-					add(seriesKey{spec: i, table: tb.Name, operation: op})
+			case perTableAndIndex:
+				for j, tb := range tables {
+					addFor(tb, seriesKey{spec: i, table: tb.Name})
+					for _, idx := range indexes[j] {
+						addFor(tb, seriesKey{spec: i, table: tb.Name, index: idx})
+					}
+				}
+			case perOperation:
+				for _, tb := range tables {
+					for _, op := range opNames[tb.Name] {
+						add(seriesKey{spec: i, table: tb.Name, operation: op})
+					}
 				}
 			}
 		}

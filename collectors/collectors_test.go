@@ -53,17 +53,17 @@ func TestPlanUsesOnlyListedOperationsAndIndexes(t *testing.T) {
 	tb := &Table{Name: "orders", Description: &types.TableDescription{
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndexDescription{{IndexName: aws.String("gsi")}},
 	}}
-	listed := map[string]listedMetric{}
-	add := func(metric, table, op string, dims ...string) {
+	listed := map[listKey]struct{}{}
+	add := func(metric string, dims ...string) {
 		var d []cwDim
 		for i := 0; i+1 < len(dims); i += 2 {
 			d = append(d, cwDim{dims[i], dims[i+1]})
 		}
-		listed[listKeyOf(metric, toDims(d))] = listedMetric{metric: metric, table: table, operation: op}
+		listed[listKeyOf(metric, toDims(d))] = struct{}{}
 	}
-	add("ConsumedReadCapacityUnits", "orders", "", "TableName", "orders", "GlobalSecondaryIndexName", "gsi")
-	add("SuccessfulRequestLatency", "orders", "GetItem", "Operation", "GetItem", "TableName", "orders")
-	add("ThrottledRequests", "other", "Scan", "TableName", "other", "Operation", "Scan")
+	add("ConsumedReadCapacityUnits", "TableName", "orders", "GlobalSecondaryIndexName", "gsi")
+	add("SuccessfulRequestLatency", "Operation", "GetItem", "TableName", "orders")
+	add("ThrottledRequests", "TableName", "other", "Operation", "Scan")
 	p := plan([]*Table{tb}, true, listed, currentMode)
 	for _, k := range append(append([]seriesKey{}, p.Queried...), p.ProvenZero...) {
 		if specs[k.spec].metric == "WriteAccountLimitThrottleEvents" && k.index != "" {
