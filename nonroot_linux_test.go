@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/gcsettings"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -153,8 +154,8 @@ func runNonRoot(t *testing.T, dir string, wrap []string, bin string, args, env [
 
 	// serve runs the collector at its own GOGC (package gcsettings), the
 	// environment holding none.
-	if args[0] == "serve" && !strings.Contains(body, "\ngo_gc_gogc_percent 50\n") {
-		t.Errorf("serve: /metrics lacks go_gc_gogc_percent 50 (the default GOGC):\n%.3000s", body)
+	if want := fmt.Sprintf("\ngo_gc_gogc_percent %d\n", gcsettings.DefaultGOGC); args[0] == "serve" && !strings.Contains(body, want) {
+		t.Errorf("serve: /metrics lacks%s(the default GOGC):\n%.3000s", want, body)
 	}
 
 	// It runs as 65532 with no capability and no group but its own.
