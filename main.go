@@ -111,18 +111,24 @@ type serveCmd struct {
 
 // runtimeFlags set the Go garbage collector's knobs (package gcsettings).
 type runtimeFlags struct {
-	GOGC             *int    `name:"runtime.gogc" help:"Go GC percentage (GOGC): lower trades CPU for memory; negative turns the collector off. Default: the GOGC environment variable, else ${default_gogc}." placeholder:"PERCENT"`
+	GOGC             *int    `name:"runtime.gogc" help:"Go GC percentage (GOGC): lower trades CPU for memory; negative turns the collector off. Default: the GOGC environment variable, else adapted to the live heap, ${max_gogc} up to 32 MiB down to ${min_gogc} from 128 MiB." placeholder:"PERCENT"`
 	AutoMemoryLimit  bool    `name:"runtime.auto-gomemlimit" help:"Set the Go soft memory limit (GOMEMLIMIT) to a share of the container's cgroup memory limit, when there is one and GOMEMLIMIT is not set." default:"true" negatable:""`
 	MemoryLimitRatio float64 `name:"runtime.auto-gomemlimit.ratio" help:"Share of the cgroup memory limit the soft memory limit is set to, in (0, 1]." default:"${default_gomemlimit_ratio}"`
 }
 
-// apply sets the GC knobs and logs what they are.
-func (f runtimeFlags) apply(logger *slog.Logger) error {
+// apply sets the GC knobs, logs what they are and, when the GC percentage
+// adapts to the live heap, keeps adapting it until done is closed.
+func (f runtimeFlags) apply(done <-chan struct{}, logger *slog.Logger) error {
 	a, err := gcsettings.Apply(gcsettings.Settings{GOGC: f.GOGC, AutoMemoryLimit: f.AutoMemoryLimit, MemoryLimitRatio: f.MemoryLimitRatio}, gcsettings.OS())
 	if err != nil {
 		return err
 	}
 	logger.Info("go runtime", "gogc", a.GOGC, "gogc_source", a.GOGCSource, "memory_limit_bytes", a.MemoryLimit, "memory_limit_source", a.MemoryLimitSource)
+	if a.Adaptive {
+		go gcsettings.Tune(done, gcsettings.TuneInterval, func(gogc int) {
+			logger.Debug("go runtime: GC percentage adapted to the live heap", "gogc", gogc)
+		})
+	}
 	return nil
 }
 
@@ -175,7 +181,8 @@ func kongOptions() []kong.Option {
 		kong.Description("Prometheus exporter for Amazon DynamoDB capacity and TTL health."),
 		kong.UsageOnError(),
 		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", "),
-			"default_gogc":             strconv.Itoa(gcsettings.DefaultGOGC),
+			"min_gogc":                 strconv.Itoa(gcsettings.MinGOGC),
+			"max_gogc":                 strconv.Itoa(gcsettings.MaxGOGC),
 			"default_gomemlimit_ratio": strconv.FormatFloat(gcsettings.DefaultMemoryLimitRatio, 'f', -1, 64)},
 	}
 }
@@ -193,7 +200,7 @@ func (e exitError) ExitCode() int { return e.code }
 // Run runs the exporter until ctx ends.
 func (s *serveCmd) Run(ctx context.Context) error {
 	logger := s.logger(os.Stderr)
-	if err := s.runtimeFlags.apply(logger); err != nil {
+	if err := s.runtimeFlags.apply(ctx.Done(), logger); err != nil {
 		return err
 	}
 	cfg, err := s.load()

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/internal/gcsettings"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -69,7 +68,7 @@ aws:
 
 	t.Run("serve", func(t *testing.T) {
 		dir := readOnlyDir(t, map[string]string{"config.yml": serveConfig})
-		runNonRoot(t, dir, nil, bin, []string{"serve", "--config=config.yml"},
+		runNonRoot(t, dir, nil, bin, []string{"serve", "--config=config.yml", "--runtime.gogc=30"},
 			[]string{"AWS_ACCESS_KEY_ID=AKIDNONROOT", "AWS_SECRET_ACCESS_KEY=nonroot-secret", "AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true"})
 	})
 	t.Run("demo", func(t *testing.T) {
@@ -152,10 +151,9 @@ func runNonRoot(t *testing.T, dir string, wrap []string, bin string, args, env [
 		}
 	}
 
-	// serve runs the collector at its own GOGC (package gcsettings), the
-	// environment holding none.
-	if want := fmt.Sprintf("\ngo_gc_gogc_percent %d\n", gcsettings.DefaultGOGC); args[0] == "serve" && !strings.Contains(body, want) {
-		t.Errorf("serve: /metrics lacks%s(the default GOGC):\n%.3000s", want, body)
+	// serve's --runtime.gogc reaches the runtime (package gcsettings).
+	if args[0] == "serve" && !strings.Contains(body, "\ngo_gc_gogc_percent 30\n") {
+		t.Errorf("serve --runtime.gogc=30: /metrics lacks go_gc_gogc_percent 30:\n%.3000s", body)
 	}
 
 	// It runs as 65532 with no capability and no group but its own.

@@ -5,12 +5,15 @@
 // Most of the exporter's heap is long-lived (the capacity history, the
 // published snapshots and their encoded bodies: about 90% of it at 1,000
 // tables), so Go's default GOGC of 100 lets the heap grow to twice that
-// before collecting the short-lived rest: memory nobody uses. The exporter
-// lowers it to DefaultGOGC, as Prometheus lowers its own for the same reason
-// (to 75 since 2.53), and, inside a
-// container with a memory limit, sets the soft memory limit to a share of it
-// (Prometheus' --auto-gomemlimit). Either is left as the environment sets it
-// when GOGC or GOMEMLIMIT is set there, unless a flag says otherwise.
+// before collecting the short-lived rest: memory nobody uses. Prometheus
+// lowers its own GOGC for the same reason (to 75 since 2.53). A fixed low
+// GOGC, though, makes a small heap collect all the time (the runtime's
+// smallest heap goal is 4 MiB × GOGC/100): by default the exporter adapts it
+// to the live heap instead (Adaptive), 100 up to 32 MiB live, down to 25
+// from 128 MiB. Inside a container with a memory limit it also sets the soft
+// memory limit to a share of it (Prometheus' --auto-gomemlimit). Either is
+// left as the environment sets it when GOGC or GOMEMLIMIT is set there,
+// unless a flag says otherwise.
 package gcsettings
 
 import (
@@ -22,16 +25,32 @@ import (
 	"os"
 	"path"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// DefaultGOGC is the GC percentage the exporter runs with when neither the
-// --runtime.gogc flag nor the GOGC environment variable sets one. Measured
-// with cmd/bench at 1,000 tables (docs/performance.md): steady RSS 549 MiB
-// at 100 before the heap was cut, then 276 MiB at 50 and 233 MiB at 25, for
-// the same CPU per minute of collection (0.88 s) at 50 and 25.
-const DefaultGOGC = 25
+// The adaptive GC percentage, used when neither the --runtime.gogc flag nor
+// the GOGC environment variable sets one: the heap may grow past the live
+// heap by Headroom, but by at most MaxGOGC and at least MinGOGC percent.
+// Measured with cmd/bench at 1,000 tables (docs/performance.md, live heap
+// about 140 MiB): steady RSS 549 MiB at GOGC 100 before the heap was cut,
+// then 276 MiB at 50 and 233 MiB at 25, for the same CPU per minute of
+// collection (0.88 s) at 50 and 25.
+const (
+	MinGOGC  = 25
+	MaxGOGC  = 100
+	Headroom = 32 << 20
+)
+
+// AdaptiveGOGC returns the GC percentage for a live heap of live bytes.
+func AdaptiveGOGC(live uint64) int {
+	if live == 0 {
+		return MaxGOGC
+	}
+	return int(min(max(100*Headroom/live, MinGOGC), MaxGOGC))
+}
 
 // DefaultMemoryLimitRatio is the share of the container's memory limit the
 // soft memory limit is set to: the rest is left to what the Go runtime does
@@ -41,7 +60,8 @@ const DefaultMemoryLimitRatio = 0.9
 // Settings are what the flags ask for.
 type Settings struct {
 	// GOGC is the GC percentage; nil: the GOGC environment variable's, else
-	// DefaultGOGC. Negative turns the collector off (GOGC=off).
+	// adaptive (AdaptiveGOGC, Tune). Negative turns the collector off
+	// (GOGC=off).
 	GOGC *int
 	// AutoMemoryLimit sets the soft memory limit to MemoryLimitRatio of the
 	// cgroup's memory limit, when there is one and GOMEMLIMIT is not set.
@@ -53,7 +73,9 @@ type Settings struct {
 // Applied says what Apply set, and why, for the start-up log.
 type Applied struct {
 	GOGC       int    // the GC percentage in effect (-1: off)
-	GOGCSource string // "flag", "environment" or "default"
+	GOGCSource string // "flag", "environment" or "adaptive"
+	// Adaptive: Tune should run, adapting GOGC to the live heap.
+	Adaptive bool
 	// MemoryLimit is the soft memory limit in bytes set by Apply, 0 when
 	// Apply left it alone; MemoryLimitSource says why.
 	MemoryLimit       int64
@@ -84,8 +106,8 @@ func Apply(s Settings, env Env) (Applied, error) {
 		a.GOGC, a.GOGCSource = debug.SetGCPercent(100), "environment"
 		debug.SetGCPercent(a.GOGC)
 	default:
-		a.GOGC, a.GOGCSource = DefaultGOGC, "default"
-		debug.SetGCPercent(DefaultGOGC)
+		a.GOGC, a.GOGCSource, a.Adaptive = AdaptiveGOGC(liveHeap()), "adaptive", true
+		debug.SetGCPercent(a.GOGC)
 	}
 	switch {
 	case !s.AutoMemoryLimit:
@@ -245,3 +267,42 @@ func readLines(fsys fs.FS, name string) ([]string, error) {
 
 // OS is the environment of the running process.
 func OS() Env { return Env{Getenv: os.Getenv, FS: os.DirFS("/")} }
+
+// liveHeap returns the heap marked live by the last GC cycle, in bytes.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// TuneInterval is how often Tune looks at the live heap.
+const TuneInterval = 15 * time.Second
+
+// Tune adapts the GC percentage to the live heap every interval until done
+// is closed, calling changed (if not nil) with each new percentage. Run it
+// only when Apply returned Adaptive.
+func Tune(done <-chan struct{}, interval time.Duration, changed func(gogc int)) {
+	tune(done, time.NewTicker(interval).C, liveHeap, debug.SetGCPercent, changed)
+}
+
+func tune(done <-chan struct{}, tick <-chan time.Time, live func() uint64, set func(int) int, changed func(int)) {
+	cur := set(MaxGOGC)
+	set(cur)
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick:
+		}
+		if g := AdaptiveGOGC(live()); g != cur {
+			set(g)
+			cur = g
+			if changed != nil {
+				changed(g)
+			}
+		}
+	}
+}

@@ -3,9 +3,11 @@ package gcsettings
 import (
 	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // v2 is a container on cgroup v2 whose group (seen from the host) is
@@ -96,8 +98,8 @@ func TestApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := debug.SetGCPercent(100); got != DefaultGOGC || a.GOGC != DefaultGOGC || a.GOGCSource != "default" {
-		t.Errorf("GOGC %d (applied %d from %s), want the default %d", got, a.GOGC, a.GOGCSource, DefaultGOGC)
+	if got := debug.SetGCPercent(100); got != a.GOGC || a.GOGC != AdaptiveGOGC(liveHeap()) || a.GOGCSource != "adaptive" || !a.Adaptive {
+		t.Errorf("GOGC %d (applied %d from %s, adaptive %v), want the adaptive %d", got, a.GOGC, a.GOGCSource, a.Adaptive, AdaptiveGOGC(liveHeap()))
 	}
 	ratio := 0.9
 	want := int64(float64(256<<20) * ratio)
@@ -112,7 +114,7 @@ func TestApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := debug.SetGCPercent(100); got != 70 || a.GOGCSource != "environment" {
+	if got := debug.SetGCPercent(100); got != 70 || a.GOGCSource != "environment" || a.Adaptive {
 		t.Errorf("GOGC %d from %s, want the environment's 70", got, a.GOGCSource)
 	}
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 || a.MemoryLimit != 0 {
@@ -124,7 +126,7 @@ func TestApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := debug.SetGCPercent(100); got != 30 || a.GOGCSource != "flag" {
+	if got := debug.SetGCPercent(100); got != 30 || a.GOGCSource != "flag" || a.Adaptive {
 		t.Errorf("GOGC %d from %s, want the flag's 30", got, a.GOGCSource)
 	}
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
@@ -149,4 +151,50 @@ func TestCgroupMemoryLimitHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("this machine's cgroup memory limit: %d (%s)", limit, where)
+}
+
+func TestAdaptiveGOGC(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 100}, {5 << 20, 100}, {32 << 20, 100}, {40 << 20, 80}, {64 << 20, 50},
+		{100 << 20, 32}, {128 << 20, 25}, {142 << 20, 25}, {4 << 30, 25},
+	} {
+		if got := AdaptiveGOGC(tc.live); got != tc.want {
+			t.Errorf("AdaptiveGOGC(%d MiB) = %d, want %d", tc.live>>20, got, tc.want)
+		}
+	}
+}
+
+// TestTune: the tuner sets the adaptive percentage as the live heap grows
+// and shrinks, only when it changes, and stops when done is closed.
+func TestTune(t *testing.T) {
+	tick := make(chan time.Time)
+	done := make(chan struct{})
+	lives := make(chan uint64, 1)
+	var sets, changes []int
+	cur := 100
+	set := func(g int) int { prev := cur; cur = g; sets = append(sets, g); return prev }
+	stopped := make(chan struct{})
+	go func() {
+		tune(done, tick, func() uint64 { return <-lives }, set, func(g int) { changes = append(changes, g) })
+		close(stopped)
+	}()
+	for _, live := range []uint64{10 << 20, 64 << 20, 64 << 20, 200 << 20, 20 << 20} {
+		lives <- live
+		tick <- time.Time{}
+	}
+	// One more tick at the same live heap: once it is taken, the last
+	// change has been made.
+	lives <- 20 << 20
+	tick <- time.Time{}
+	close(done)
+	<-stopped
+	if want := []int{50, 25, 100}; !slices.Equal(changes, want) {
+		t.Errorf("changes %v, want %v", changes, want)
+	}
+	if cur != 100 {
+		t.Errorf("GC percentage %d at the end, want 100", cur)
+	}
 }
