@@ -285,7 +285,9 @@ const TuneInterval = 15 * time.Second
 // is closed, calling changed (if not nil) with each new percentage. Run it
 // only when Apply returned Adaptive.
 func Tune(done <-chan struct{}, interval time.Duration, changed func(gogc int)) {
-	tune(done, time.NewTicker(interval).C, liveHeap, debug.SetGCPercent, changed)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	tune(done, t.C, liveHeap, debug.SetGCPercent, changed)
 }
 
 func tune(done <-chan struct{}, tick <-chan time.Time, live func() uint64, set func(int) int, changed func(int)) {
