@@ -539,14 +539,7 @@ func eachFamily(snap []prometheus.Metric, f func(*dto.MetricFamily)) error {
 	// whole snapshot merges. A gather that fails here fails on the whole
 	// snapshot too: gathered whole, it returns the snapshot's error.
 	if mfs, err := gather(representatives(groups)); err != nil || len(mfs) != len(groups) {
-		mfs, err := gather(snap)
-		if err != nil {
-			return err
-		}
-		for _, mf := range mfs {
-			f(mf)
-		}
-		return nil
+		groups = [][]prometheus.Metric{snap}
 	}
 	for _, g := range groups {
 		mfs, err := gather(g)
