@@ -13,7 +13,8 @@ func Markdown() string {
 	b.WriteString("Every family the exporter can emit. Families filled from AWS are collected in the\n")
 	b.WriteString("background on each collector's own cadence; a scrape of `/metrics` serves the last\n")
 	b.WriteString("good snapshot and never calls AWS. `index` is empty for the base table. Besides these, the\n")
-	b.WriteString("standard families of the Prometheus Go client are served: " + codeList(StandardPrefixes) + " (prefixes).\n\n")
+	b.WriteString("standard families of the Prometheus Go client are served: " + codeList(StandardPrefixes) + " (prefixes);\n")
+	b.WriteString("the `go_` and `process_` ones are read at most once a second, shared by the scrapes in between.\n\n")
 	b.WriteString("| Name | Type | Unit | Labels | Source | Description |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, f := range families {

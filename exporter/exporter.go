@@ -7,7 +7,6 @@ import (
 	"runtime"
 
 	"github.com/prometheus/client_golang/prometheus"
-	promcollectors "github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/common/version"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
@@ -64,11 +63,10 @@ func NewRegistry(e *Exporter, withRuntime bool) (*prometheus.Registry, error) {
 		return nil, err
 	}
 	if withRuntime {
-		if err := reg.Register(promcollectors.NewGoCollector()); err != nil {
-			return nil, err
-		}
-		if err := reg.Register(promcollectors.NewProcessCollector(promcollectors.ProcessCollectorOpts{})); err != nil {
-			return nil, err
+		for _, c := range runtimeCollectors() {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return reg, nil

@@ -18,7 +18,6 @@ import (
 	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
-	promcollectors "github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -40,7 +39,8 @@ import (
 //     second copy of the snapshot;
 //   - the live part (self-metrics, build info, Go and process metrics, the
 //     handler's error counter), a few hundred series, gathered and encoded
-//     on every scrape.
+//     on every scrape; the Go and process metrics are read at most once a
+//     second (runtimeMaxAge), shared by the scrapes in between.
 //
 // The body is the snapshots' families and the live families merged in
 // name order, as promhttp sorts them (the two sets of names are disjoint;
@@ -207,11 +207,10 @@ func NewExposition(e *Exporter, full *prometheus.Registry, withRuntime bool, log
 		return nil, err
 	}
 	if withRuntime {
-		if err := x.live.Register(promcollectors.NewGoCollector()); err != nil {
-			return nil, err
-		}
-		if err := x.live.Register(promcollectors.NewProcessCollector(promcollectors.ProcessCollectorOpts{})); err != nil {
-			return nil, err
+		for _, c := range runtimeCollectors() {
+			if err := x.live.Register(c); err != nil {
+				return nil, err
+			}
 		}
 	}
 	x.full = promhttp.HandlerFor(full, promhttp.HandlerOpts{
