@@ -21,7 +21,7 @@
 // A window boundary inside an older hour reads that hour's Sum spread evenly
 // over its minutes, as the 5-minute and hourly tiers always did. The
 // auto-scaling what-if advances its own simulation state with the minutes
-// as they settle (whatIf, capacity_cost.go). About 11 KB per series for 90
+// as they settle (whatIf, capacity_cost.go). About 10.5 KB per series for 90
 // days (hourly Sums and peak candidates: BenchmarkCapacityLiveHeap) instead
 // of about 145 KB.
 package collectors
@@ -852,8 +852,16 @@ func (p *peakSet) prune(before int32) {
 }
 
 // pruneAll is prune sweeping whenever a minute was pushed since the last
-// sweep: the set is then exactly the candidates.
-func (p *peakSet) pruneAll(before int32) { p.pruneTo(before, p.fresh > 0) }
+// sweep: the set is then exactly the candidates. It keeps no spare
+// capacity beyond a few candidates: it ends a cycle (settle), and the set
+// is held as it is until the next one.
+func (p *peakSet) pruneAll(before int32) {
+	p.pruneTo(before, p.fresh > 0)
+	if cap(p.v) > len(p.v)+8 || cap(p.at) > len(p.at)+8 {
+		p.at = append(make([]uint16, 0, len(p.at)), p.at...)
+		p.v = append(make([]float32, 0, len(p.v)), p.v...)
+	}
+}
 
 func (p *peakSet) pruneTo(before int32, sweep bool) {
 	p.drop(sort.Search(len(p.v), func(i int) bool { return p.minute(i) >= before }))
