@@ -14,10 +14,10 @@ import (
 // the 12 weeks the figures read for a read series, the 31 days read apart
 // for a write series, whose older hours its read series holds merged; 4.5
 // KB of 7-day peak candidates at 6 bytes each, without spare capacity
-// between cycles, 3 KB of the what-if's
-// hourly capacity for 30 days, 1 KB of its throttled hours, its state); it
-// was 17.2 KB with 12 weeks of hourly Sums in every series, 20.8 KB with
-// 90 days and 8-byte peak candidates.
+// between cycles, 3 KB of the what-if's hourly capacity for 30 days, 1 KB
+// of its throttled hours, its state); it was 17.2 KB with 12 weeks of
+// hourly Sums in every series, 20.8 KB with 90 days and 8-byte peak
+// candidates.
 const seriesBudget = 16 << 10
 
 // TestHistoryBytesPerSeries measures the heap the collector keeps for 20
