@@ -86,13 +86,15 @@ func benchCollector(tb testing.TB, tables ...*Table) (*Capacity, *awsclient.Targ
 			st.hist[k].compact(b.end, c.peakK(), creation(t))
 			st.hist[k].forget(c.keepFrom(b))
 		}
+		c.merge(st, t, b)
 	}
 	return c, target, st
 }
 
 // benchCycle is one hourly cycle of the collector for the tables after end:
 // the history refreshed with the new minutes, the report derived, the
-// hours no figure reads dropped, the settled minutes folded.
+// hours no figure reads dropped, the settled minutes folded, the hours only
+// the baselines read merged.
 func benchCycle(tb testing.TB, c *Capacity, target *awsclient.Target, st *capacityState, end time.Time, tables ...*Table) {
 	nb := boundsAt(end, 90*day)
 	for i, t := range tables {
@@ -111,6 +113,7 @@ func benchCycle(tb testing.TB, c *Capacity, target *awsclient.Target, st *capaci
 			st.hist[k].forget(c.keepFrom(nb))
 			st.hist[k].settle(nb.end)
 		}
+		c.merge(st, t, nb)
 	}
 }
 

@@ -135,10 +135,9 @@ func deriveBaselines(f *TrafficFigures, in figureInput) {
 		return
 	}
 	from := endH.Add(-time.Duration(weeks) * week)
-	read, write := in.read.hourly(from, endH), in.write.hourly(from, endH)
-	rates := make([]float64, len(read))
+	rates := hourlyBoth(in.read, in.write, from, endH)
 	for i := range rates {
-		rates[i] = (read[i] + write[i]) / 3600
+		rates[i] /= 3600
 	}
 	// weekRates returns the hourly rates of weeks [k, k+n) ago (0 = the last).
 	weekRates := func(k, n int) []float64 {

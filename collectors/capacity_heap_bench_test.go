@@ -24,19 +24,31 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
 
-// heapAccount is the simulated account of sim.ScaleScenario (n tables with
-// 2 GSIs, 90 days of history) behind a manual clock, discovered.
+// heapAccount is a simulated account (a scenario) behind a manual clock,
+// discovered.
 type heapAccount struct {
 	clk    *clock.Manual
+	srv    *awssim.Server
 	target *awsclient.Target
 	inv    *Inventory
 }
 
-// newHeapAccount builds the account of n tables, its history ending at
-// start.
+// newHeapAccount builds the account of sim.ScaleScenario (n tables with 2
+// GSIs, 90 days of history), its history ending at start.
 func newHeapAccount(tb testing.TB, n int, start time.Time) *heapAccount {
 	tb.Helper()
-	sc, err := sim.LoadScenario([]byte(sim.ScaleScenario("heap", n, "90d")))
+	a := newScenarioAccount(tb, sim.ScaleScenario("heap", n, "90d"), start)
+	if got := len(a.inv.Tables(a.target.Key())); got != n {
+		tb.Fatalf("discovered %d tables, want %d", got, n)
+	}
+	return a
+}
+
+// newScenarioAccount builds the account of a scenario (YAML), its history
+// ending at start.
+func newScenarioAccount(tb testing.TB, scenario string, start time.Time) *heapAccount {
+	tb.Helper()
+	sc, err := sim.LoadScenario([]byte(scenario))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -50,20 +62,22 @@ func newHeapAccount(tb testing.TB, n int, start time.Time) *heapAccount {
 	cfg := testtools.AWSConfig(hs.URL)
 	target := &awsclient.Target{Account: "acct", Region: "us-east-1", DynamoDB: dynamodb.NewFromConfig(cfg),
 		CloudWatch: cloudwatch.NewFromConfig(cfg), AutoScaling: applicationautoscaling.NewFromConfig(cfg)}
-	inv := NewInventory()
-	log := slog.New(slog.DiscardHandler)
-	ctx := context.Background()
+	a := &heapAccount{clk: clk, srv: srv, target: target, inv: NewInventory()}
 	targets := []*awsclient.Target{target}
-	if err := NewDiscovery(targets, config.TableFilter{}, config.Shard{}, inv, log).Run(ctx, start); err != nil {
+	if err := NewDiscovery(targets, config.TableFilter{}, config.Shard{}, a.inv, slog.New(slog.DiscardHandler)).Run(context.Background(), start); err != nil {
 		tb.Fatal(err)
 	}
-	if err := NewTables(targets, config.TableFilter{}, inv, 8, log).Run(ctx, start); err != nil {
+	a.refreshTables(tb)
+	return a
+}
+
+// refreshTables reads the tables' descriptions again (the Tables
+// collector's run) at the clock's time.
+func (a *heapAccount) refreshTables(tb testing.TB) {
+	tb.Helper()
+	if err := NewTables([]*awsclient.Target{a.target}, config.TableFilter{}, a.inv, 8, slog.New(slog.DiscardHandler)).Run(context.Background(), a.clk.Now()); err != nil {
 		tb.Fatal(err)
 	}
-	if got := len(inv.Tables(target.Key())); got != n {
-		tb.Fatalf("discovered %d tables, want %d", got, n)
-	}
-	return &heapAccount{clk: clk, target: target, inv: inv}
 }
 
 // collector returns a capacity collector with the exporter's default

@@ -7,7 +7,10 @@
 //
 //   - the Sum of every whole hour (float32: a relative error of at most
 //     2^-24, 6e-8, per hour), which the ratios, baselines, surge detection,
-//     the on-demand cost and the charts read;
+//     the on-demand cost and the charts read; of the hours only the weekly
+//     baselines read (before Capacity.splitFrom), a table's or GSI's read
+//     series holds the Sum of reads and writes, its write series nothing
+//     (mergeHours);
 //   - the minutes of the current hour and the last lateDataOverlap minutes
 //     as fetched (CloudWatch may still revise them);
 //   - the 1-minute Sums that can still be the peak of the peak-to-average
@@ -18,7 +21,7 @@
 // A window boundary inside an older hour reads that hour's Sum spread evenly
 // over its minutes, as the 5-minute and hourly tiers always did. The
 // auto-scaling what-if advances its own simulation state with the minutes
-// as they settle (whatIf, capacity_cost.go). About 15 KB per series for 90
+// as they settle (whatIf, capacity_cost.go). About 10.5 KB per series for 90
 // days (hourly Sums and peak candidates: BenchmarkCapacityLiveHeap) instead
 // of about 145 KB.
 package collectors
@@ -372,6 +375,10 @@ type history struct {
 	// since is the table's creation: an hourly Sum is spread over the
 	// minutes of its hour from since on.
 	since time.Time
+	// merged, on a read series, ends the hours whose Sum is that of the
+	// reads and the writes of the table or GSI: hours [h0, merged) are
+	// held merged, the write series holding none of them (mergeHours).
+	merged time.Time
 }
 
 // newHistory returns an empty history laid out for b, to fetch.
@@ -418,6 +425,59 @@ func (h *history) forget(before time.Time) {
 	if cap(h.hours) > len(h.hours)+8 {
 		h.hours = append(make([]float32, 0, len(h.hours)+4), h.hours...)
 	}
+}
+
+// mergeHours moves the write series' hourly Sums before at into the read
+// series of the same table or GSI: the read series' Sum of each such hour
+// becomes reads plus writes, and the write series drops it. Only the
+// weekly baselines read those hours, and only that sum (hourlyBoth);
+// Capacity.splitFrom says which hours those are. Consumed-capacity Sums
+// are multiples of 0.5, so an hour's sum is exact in float32 below 2^23
+// units (the sum of the two float32 Sums the baselines added before).
+//
+// Both series must be compacted; hours from either's tail wait. A write
+// series fetched again alone holds the hours already merged again: they
+// are dropped (hourlyBoth never reads them). Nothing is merged while the
+// write series holds an hour before the read series' first that is not
+// merged (a read series fetched again alone: runTarget fetches both).
+func mergeHours(read, write *history, at time.Time) {
+	if read.staged != nil || write.staged != nil {
+		return
+	}
+	from := read.h0
+	if read.merged.After(from) {
+		from = read.merged
+	}
+	if len(write.hours) > 0 && write.h0.Before(from) && !write.h0.Before(read.merged) {
+		return // the write series holds hours the read series does not
+	}
+	to := at
+	for _, t := range []time.Time{read.tail0, write.tail0} {
+		if t.Before(to) {
+			to = t
+		}
+	}
+	if from.Before(to) {
+		for h := from; h.Before(to); h = h.Add(time.Hour) {
+			i := int(h.Sub(read.h0) / time.Hour)
+			read.hours[i] = float32(float64(read.hours[i]) + write.hourValue(h))
+		}
+		read.merged = to
+	}
+	write.forget(read.merged)
+}
+
+// hourlyBoth returns the Sums of the reads plus the writes of the whole
+// hours [from, to) (hour-aligned) of a table or GSI, whose hours before
+// read.merged the read series holds merged (mergeHours).
+func hourlyBoth(read, write *history, from, to time.Time) []float64 {
+	out, w := read.hourly(from, to), write.hourly(from, to)
+	for i := range out {
+		if !from.Add(time.Duration(i) * time.Hour).Before(read.merged) {
+			out[i] += w[i]
+		}
+	}
+	return out
 }
 
 // apply stores the points of one fetched window; the minutes are zero-filled
@@ -792,8 +852,16 @@ func (p *peakSet) prune(before int32) {
 }
 
 // pruneAll is prune sweeping whenever a minute was pushed since the last
-// sweep: the set is then exactly the candidates.
-func (p *peakSet) pruneAll(before int32) { p.pruneTo(before, p.fresh > 0) }
+// sweep: the set is then exactly the candidates. It keeps no spare
+// capacity beyond a few candidates: it ends a cycle (settle), and the set
+// is held as it is until the next one.
+func (p *peakSet) pruneAll(before int32) {
+	p.pruneTo(before, p.fresh > 0)
+	if cap(p.v) > len(p.v)+8 || cap(p.at) > len(p.at)+8 {
+		p.at = append(make([]uint16, 0, len(p.at)), p.at...)
+		p.v = append(make([]float32, 0, len(p.v)), p.v...)
+	}
+}
 
 func (p *peakSet) pruneTo(before int32, sweep bool) {
 	p.drop(sort.Search(len(p.v), func(i int) bool { return p.minute(i) >= before }))
