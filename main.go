@@ -111,7 +111,7 @@ type serveCmd struct {
 
 // runtimeFlags set the Go garbage collector's knobs (package gcsettings).
 type runtimeFlags struct {
-	GOGC             *int    `name:"runtime.gogc" help:"Go GC percentage (GOGC): lower trades CPU for memory; negative turns the collector off. Default: the GOGC environment variable, else adapted to the live heap, ${max_gogc} up to 32 MiB down to ${min_gogc} from 128 MiB." placeholder:"PERCENT"`
+	GOGC             *int    `name:"runtime.gogc" help:"Go GC percentage (GOGC): lower trades CPU for memory; negative turns the collector off. Default: the GOGC environment variable, else adapted to the live heap, ${max_gogc} up to ${gogc_headroom_mib} MiB down to ${min_gogc} from ${min_gogc_from_mib} MiB." placeholder:"PERCENT"`
 	AutoMemoryLimit  bool    `name:"runtime.auto-gomemlimit" help:"Set the Go soft memory limit (GOMEMLIMIT) to a share of the container's cgroup memory limit, when there is one and GOMEMLIMIT is not set." default:"true" negatable:""`
 	MemoryLimitRatio float64 `name:"runtime.auto-gomemlimit.ratio" help:"Share of the cgroup memory limit the soft memory limit is set to, in (0, 1]." default:"${default_gomemlimit_ratio}"`
 }
@@ -183,6 +183,8 @@ func kongOptions() []kong.Option {
 		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", "),
 			"min_gogc":                 strconv.Itoa(gcsettings.MinGOGC),
 			"max_gogc":                 strconv.Itoa(gcsettings.MaxGOGC),
+			"gogc_headroom_mib":        strconv.Itoa(gcsettings.Headroom >> 20),
+			"min_gogc_from_mib":        strconv.Itoa(gcsettings.MinGOGCFrom >> 20),
 			"default_gomemlimit_ratio": strconv.FormatFloat(gcsettings.DefaultMemoryLimitRatio, 'f', -1, 64)},
 	}
 }

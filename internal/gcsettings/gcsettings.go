@@ -9,8 +9,8 @@
 // lowers its own GOGC for the same reason (to 75 since 2.53). A fixed low
 // GOGC, though, makes a small heap collect all the time (the runtime's
 // smallest heap goal is 4 MiB × GOGC/100): by default the exporter adapts it
-// to the live heap instead (Adaptive), 100 up to 32 MiB live, down to 25
-// from 128 MiB. Inside a container with a memory limit it also sets the soft
+// to the live heap instead (Adaptive), 100 up to 24 MiB live, down to 20
+// from 120 MiB. Inside a container with a memory limit it also sets the soft
 // memory limit to a share of it (Prometheus' --auto-gomemlimit). Either is
 // left as the environment sets it when GOGC or GOMEMLIMIT is set there,
 // unless a flag says otherwise.
@@ -37,12 +37,21 @@ import (
 // Measured with cmd/bench at 1,000 tables (docs/performance.md, live heap
 // about 140 MiB): steady RSS 549 MiB at GOGC 100 before the heap was cut,
 // then 276 MiB at 50 and 233 MiB at 25, for the same CPU per minute of
-// collection (0.88 s) at 50 and 25.
+// collection (0.88 s) at 50 and 25. The process's RSS is about the heap
+// goal (live heap plus headroom) and a tenth of it the runtime keeps
+// before returning freed pages, plus about 30 MiB of its own (binary,
+// stacks, GC metadata): 24 MiB of headroom and 20% at the least keep a
+// live heap of about 120 MiB (1,000 tables) under 200 MiB of RSS, for
+// about 3 collections a minute at the exporter's steady allocation rate
+// (about 1.2 MB/s at 1,000 tables).
 const (
-	MinGOGC  = 25
+	MinGOGC  = 20
 	MaxGOGC  = 100
-	Headroom = 32 << 20
+	Headroom = 24 << 20
 )
+
+// MinGOGCFrom is the live heap from which the GC percentage is MinGOGC.
+const MinGOGCFrom = 100 * Headroom / MinGOGC
 
 // AdaptiveGOGC returns the GC percentage for a live heap of live bytes.
 func AdaptiveGOGC(live uint64) int {

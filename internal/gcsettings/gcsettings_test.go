@@ -158,8 +158,8 @@ func TestAdaptiveGOGC(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{0, 100}, {5 << 20, 100}, {32 << 20, 100}, {40 << 20, 80}, {64 << 20, 50},
-		{100 << 20, 32}, {128 << 20, 25}, {142 << 20, 25}, {4 << 30, 25},
+		{0, 100}, {5 << 20, 100}, {24 << 20, 100}, {32 << 20, 75}, {48 << 20, 50},
+		{96 << 20, 25}, {120 << 20, 20}, {142 << 20, 20}, {4 << 30, 20},
 	} {
 		if got := AdaptiveGOGC(tc.live); got != tc.want {
 			t.Errorf("AdaptiveGOGC(%d MiB) = %d, want %d", tc.live>>20, got, tc.want)
@@ -181,7 +181,7 @@ func TestTune(t *testing.T) {
 		tune(done, tick, func() uint64 { return <-lives }, set, func(g int) { changes = append(changes, g) })
 		close(stopped)
 	}()
-	for _, live := range []uint64{10 << 20, 64 << 20, 64 << 20, 200 << 20, 20 << 20} {
+	for _, live := range []uint64{10 << 20, 48 << 20, 48 << 20, 200 << 20, 20 << 20} {
 		lives <- live
 		tick <- time.Time{}
 	}
@@ -191,7 +191,7 @@ func TestTune(t *testing.T) {
 	tick <- time.Time{}
 	close(done)
 	<-stopped
-	if want := []int{50, 25, 100}; !slices.Equal(changes, want) {
+	if want := []int{50, 20, 100}; !slices.Equal(changes, want) {
 		t.Errorf("changes %v, want %v", changes, want)
 	}
 	if cur != 100 {
