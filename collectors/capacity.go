@@ -56,6 +56,10 @@ type Capacity struct {
 
 	mu    sync.Mutex
 	state map[string]*capacityState
+
+	// pubMu guards published: each target's last figures, by target key.
+	pubMu     sync.Mutex
+	published map[string][]prometheus.Metric
 	// keepSplit keeps every hour of reads and writes apart (no mergeHours),
 	// for the tests that compare the figures with and without the merge.
 	keepSplit bool
@@ -133,7 +137,7 @@ func NewCapacity(targets []*awsclient.Target, inv *Inventory, s CapacitySettings
 		s.SurgeFactor = 3
 	}
 	return &Capacity{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*capacityState{},
-		fetcher: newHistoryFetcher(s.Fetch, logger)}
+		published: map[string][]prometheus.Metric{}, fetcher: newHistoryFetcher(s.Fetch, logger)}
 }
 
 // Name implements Collector.
@@ -238,14 +242,37 @@ func historyKeys(tb *Table) []historyKey {
 func (c *Capacity) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ms, err := eachTarget(c.targets, c.state,
-		func() *capacityState {
-			return &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
-		},
-		func(t *awsclient.Target, st *capacityState) error { return c.runTarget(ctx, t, st, now) },
-		func(_ *awsclient.Target, st *capacityState) []prometheus.Metric { return st.metrics() })
-	c.snap.store(ms)
-	return err
+	states := make([]*capacityState, len(c.targets))
+	for i, t := range c.targets {
+		st := c.state[t.Key()]
+		if st == nil {
+			st = &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
+			c.state[t.Key()] = st
+		}
+		states[i] = st
+	}
+	// Targets run concurrently (each its own state, its own GetMetricData
+	// quota: CloudWatch's is per account and Region), and each one's
+	// figures are published as soon as it is done: a region that hangs or
+	// fetches a long first history delays no other.
+	errs := make([]error, len(c.targets))
+	eachTargetAtOnce(c.targets, func(i int, t *awsclient.Target) {
+		errs[i] = forTarget(t, c.runTarget(ctx, t, states[i], now))
+		c.publish(t, states[i].metrics())
+	})
+	return errors.Join(errs...)
+}
+
+// publish replaces the target's figures in the snapshot.
+func (c *Capacity) publish(t *awsclient.Target, ms []prometheus.Metric) {
+	c.pubMu.Lock()
+	defer c.pubMu.Unlock()
+	c.published[t.Key()] = ms
+	var all []prometheus.Metric
+	for _, t := range c.targets {
+		all = append(all, c.published[t.Key()]...)
+	}
+	c.snap.store(all)
 }
 
 func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capacityState, now time.Time) error {

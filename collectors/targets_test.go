@@ -38,7 +38,7 @@ func hasRegion(t *testing.T, ms []prometheus.Metric, name, region string) bool {
 }
 
 // TestSlowRegionDelaysNoOther: with every call to one region hanging (an
-// injected delay), the discovery, tables and autoscaling collectors must
+// injected delay), the discovery, tables, autoscaling and capacity collectors must
 // publish the other region's figures on time, not after the slow region's
 // calls return; the run itself still waits for the slow region.
 func TestSlowRegionDelaysNoOther(t *testing.T) {
@@ -60,6 +60,7 @@ func TestSlowRegionDelaysNoOther(t *testing.T) {
 	discovery := collectors.NewDiscovery(targets, config.TableFilter{}, config.Shard{}, fresh, log)
 	tables := collectors.NewTables(targets, config.TableFilter{}, inv, 4, log)
 	autoscaling := collectors.NewAutoScaling(targets, inv, log)
+	capacity := collectors.NewCapacity(targets, inv, capacitySettings(collectors.FetchSettings{Concurrency: 4, RequestsPerSecond: 1000}), log)
 	cases := []struct {
 		name  string
 		c     collectors.Collector
@@ -69,6 +70,9 @@ func TestSlowRegionDelaysNoOther(t *testing.T) {
 		{"tables", tables, func() bool { return hasRegion(t, tables.Metrics(), catalogue.ExporterTables, "eu-west-1") }},
 		{"autoscaling", autoscaling, func() bool {
 			return hasRegion(t, autoscaling.Metrics(), catalogue.AutoScalingMinCapacityUnits, "eu-west-1")
+		}},
+		{"capacity", capacity, func() bool {
+			return hasRegion(t, capacity.Metrics(), catalogue.CapacityReadWriteRatio, "eu-west-1")
 		}},
 	}
 	for _, tc := range cases {
