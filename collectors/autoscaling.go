@@ -12,7 +12,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,15 +29,12 @@ type AutoScaling struct {
 	targets   []*awsclient.Target
 	inventory *Inventory
 	logger    *slog.Logger
-	snap      snapshot
-
-	mu   sync.Mutex
-	last map[string][]prometheus.Metric // per target key
+	snap      targetSnapshot
 }
 
 // NewAutoScaling returns the auto-scaling collector.
 func NewAutoScaling(targets []*awsclient.Target, inv *Inventory, logger *slog.Logger) *AutoScaling {
-	return &AutoScaling{targets: targets, inventory: inv, logger: logger, last: map[string][]prometheus.Metric{}}
+	return &AutoScaling{targets: targets, inventory: inv, logger: logger}
 }
 
 // Name implements Collector.
@@ -88,26 +84,11 @@ func (c *AutoScaling) Run(ctx context.Context, _ time.Time) error {
 		if err != nil {
 			errs[i] = forTarget(t, err)
 			c.logger.Warn("reading auto-scaling settings failed; keeping the previous ones", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
-			c.mu.Lock()
-			previous := c.last[t.Key()]
-			c.mu.Unlock()
-			tm = c.keepMonitored(t, previous)
+			tm = c.keepMonitored(t, c.snap.previous(t))
 		}
-		c.publish(t, tm)
+		c.snap.publish(c.targets, t, tm)
 	})
 	return errors.Join(errs...)
-}
-
-// publish replaces the target's figures in the snapshot.
-func (c *AutoScaling) publish(t *awsclient.Target, ms []prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.last[t.Key()] = ms
-	var all []prometheus.Metric
-	for _, t := range c.targets {
-		all = append(all, c.last[t.Key()]...)
-	}
-	c.snap.store(all)
 }
 
 // monitored returns the names of the target's monitored tables.

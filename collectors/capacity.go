@@ -51,15 +51,11 @@ type Capacity struct {
 	inventory *Inventory
 	settings  CapacitySettings
 	logger    *slog.Logger
-	snap      snapshot
+	snap      targetSnapshot
 	fetcher   *historyFetcher
 
 	mu    sync.Mutex
 	state map[string]*capacityState
-
-	// pubMu guards published: each target's last figures, by target key.
-	pubMu     sync.Mutex
-	published map[string][]prometheus.Metric
 	// keepSplit keeps every hour of reads and writes apart (no mergeHours),
 	// for the tests that compare the figures with and without the merge.
 	keepSplit bool
@@ -137,7 +133,7 @@ func NewCapacity(targets []*awsclient.Target, inv *Inventory, s CapacitySettings
 		s.SurgeFactor = 3
 	}
 	return &Capacity{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*capacityState{},
-		published: map[string][]prometheus.Metric{}, fetcher: newHistoryFetcher(s.Fetch, logger)}
+		fetcher: newHistoryFetcher(s.Fetch, logger)}
 }
 
 // Name implements Collector.
@@ -258,21 +254,9 @@ func (c *Capacity) Run(ctx context.Context, now time.Time) error {
 	errs := make([]error, len(c.targets))
 	eachTargetAtOnce(c.targets, func(i int, t *awsclient.Target) {
 		errs[i] = forTarget(t, c.runTarget(ctx, t, states[i], now))
-		c.publish(t, states[i].metrics())
+		c.snap.publish(c.targets, t, states[i].metrics())
 	})
 	return errors.Join(errs...)
-}
-
-// publish replaces the target's figures in the snapshot.
-func (c *Capacity) publish(t *awsclient.Target, ms []prometheus.Metric) {
-	c.pubMu.Lock()
-	defer c.pubMu.Unlock()
-	c.published[t.Key()] = ms
-	var all []prometheus.Metric
-	for _, t := range c.targets {
-		all = append(all, c.published[t.Key()]...)
-	}
-	c.snap.store(all)
 }
 
 func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capacityState, now time.Time) error {

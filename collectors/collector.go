@@ -44,6 +44,37 @@ type snapshot struct {
 
 func (s *snapshot) store(ms []prometheus.Metric) { s.p.Store(&ms) }
 
+// targetSnapshot is a snapshot made of each target's last figures, in the
+// targets' order, for a collector that publishes each target's figures as
+// soon as its run is done (targets run concurrently).
+type targetSnapshot struct {
+	snapshot
+	mu   sync.Mutex
+	last map[string][]prometheus.Metric // by target key
+}
+
+// publish replaces t's figures and stores the snapshot of all targets.
+func (s *targetSnapshot) publish(targets []*awsclient.Target, t *awsclient.Target, ms []prometheus.Metric) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		s.last = map[string][]prometheus.Metric{}
+	}
+	s.last[t.Key()] = ms
+	var all []prometheus.Metric
+	for _, t := range targets {
+		all = append(all, s.last[t.Key()]...)
+	}
+	s.store(all)
+}
+
+// previous returns t's last published figures.
+func (s *targetSnapshot) previous(t *awsclient.Target) []prometheus.Metric {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last[t.Key()]
+}
+
 // Metrics returns the stored metrics (nil before the first store).
 func (s *snapshot) Metrics() []prometheus.Metric {
 	if p := s.p.Load(); p != nil {

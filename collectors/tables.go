@@ -29,10 +29,7 @@ type Tables struct {
 	inventory   *Inventory
 	concurrency int
 	logger      *slog.Logger
-	snap        snapshot
-
-	mu   sync.Mutex
-	last map[string][]prometheus.Metric // per target key
+	snap        targetSnapshot
 }
 
 // NewTables returns the table-facts collector.
@@ -40,7 +37,7 @@ func NewTables(targets []*awsclient.Target, filter config.TableFilter, inv *Inve
 	if concurrency < 1 {
 		concurrency = 1
 	}
-	return &Tables{targets: targets, filter: filter, inventory: inv, concurrency: concurrency, logger: logger, last: map[string][]prometheus.Metric{}}
+	return &Tables{targets: targets, filter: filter, inventory: inv, concurrency: concurrency, logger: logger}
 }
 
 // Name implements Collector.
@@ -71,21 +68,9 @@ func (c *Tables) Run(ctx context.Context, _ time.Time) error {
 		for _, tb := range tables {
 			ms = append(ms, tableMetrics(t, tb)...)
 		}
-		c.publish(t, ms)
+		c.snap.publish(c.targets, t, ms)
 	})
 	return errors.Join(errs...)
-}
-
-// publish replaces the target's figures in the snapshot.
-func (c *Tables) publish(t *awsclient.Target, ms []prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.last[t.Key()] = ms
-	var all []prometheus.Metric
-	for _, t := range c.targets {
-		all = append(all, c.last[t.Key()]...)
-	}
-	c.snap.store(all)
 }
 
 func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []string, previous map[string]*Table) ([]*Table, error) {
