@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +20,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
@@ -166,27 +166,18 @@ func discovered(t *testing.T, targets ...*awsclient.Target) *collectors.Inventor
 func figures(t *testing.T, ms []prometheus.Metric) (derived []string, self map[string]float64) {
 	t.Helper()
 	self = map[string]float64{}
-	for _, m := range ms {
-		var pb dto.Metric
-		if err := m.Write(&pb); err != nil {
-			t.Fatal(err)
-		}
-		var lv []string
-		for _, l := range pb.GetLabel() {
-			lv = append(lv, l.GetName()+"="+l.GetValue())
-		}
-		v := pb.GetGauge().GetValue() + pb.GetCounter().GetValue()
-		name := m.Desc().String()
-		name = name[strings.Index(name, `fqName: "`)+9:]
-		name = name[:strings.Index(name, `"`)]
-		line := fmt.Sprintf("%s{%s} %v", name, strings.Join(lv, ","), v)
-		if strings.HasPrefix(name, "dynamodb_exporter_capacity_history_fetch_") {
-			self[fmt.Sprintf("%s{%s}", name, strings.Join(lv, ","))] = v
+	for _, line := range collectors.MetricLines(t, ms) {
+		if !strings.HasPrefix(line, "dynamodb_exporter_capacity_history_fetch_") {
+			derived = append(derived, line)
 			continue
 		}
-		derived = append(derived, line)
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("self-metric %q: %v", line, err)
+		}
+		self[line[:i]] = v
 	}
-	sort.Strings(derived)
 	return derived, self
 }
 
@@ -332,7 +323,7 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 	}
 	got, self := figures(t, withLive(c))
 	if !slices.Equal(got, want) {
-		t.Errorf("concurrent fetch derived %d figures, the sequential one %d; first difference: %s", len(got), len(want), firstDiff(got, want))
+		t.Errorf("concurrent fetch derived %d figures, the sequential one %d; first difference: %s", len(got), len(want), collectors.FirstLineDiff(got, want))
 	}
 	if n := sim.RequestCount(awssim.ServiceCloudWatch, "GetMetricData"); n != requests {
 		t.Errorf("concurrent fetch made %d requests, the sequential one %d: the batching changed", n, requests)
@@ -424,7 +415,7 @@ func TestCapacityFetchThrottlingLosesNoTable(t *testing.T) {
 	}
 	got, self := figures(t, withLive(c))
 	if !slices.Equal(got, want) {
-		t.Errorf("throttled fetch derived %d figures, an unthrottled one %d; first difference: %s", len(got), len(want), firstDiff(got, want))
+		t.Errorf("throttled fetch derived %d figures, an unthrottled one %d; first difference: %s", len(got), len(want), collectors.FirstLineDiff(got, want))
 	}
 	for key, v := range map[string]float64{
 		`dynamodb_exporter_capacity_history_fetch_tables{account=acct,region=us-east-1,state=done}`:                30,
@@ -502,15 +493,6 @@ func TestCapacityFetchHonoursCancellation(t *testing.T) {
 	if n := collectors.CountErrors(err); n > 3 {
 		t.Errorf("%d errors for one cancellation, want it summarised: %v", n, err)
 	}
-}
-
-func firstDiff(a, b []string) string {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return fmt.Sprintf("%q vs %q", a[i], b[i])
-		}
-	}
-	return fmt.Sprintf("lengths %d vs %d", len(a), len(b))
 }
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.

@@ -76,7 +76,7 @@ func TestCapacityRecreatedTableStartsAfresh(t *testing.T) {
 		t.Fatal("the re-created t-0000's figures equal the old table's: the test proves nothing")
 	}
 	if !slices.Equal(g, w) {
-		t.Errorf("re-created t-0000: %d figures, a fresh collector's %d; first difference: %s", len(g), len(w), firstDiff(g, w))
+		t.Errorf("re-created t-0000: %d figures, a fresh collector's %d; first difference: %s", len(g), len(w), collectors.FirstLineDiff(g, w))
 	}
 	for _, l := range g {
 		if strings.Contains(l, "by-date") {

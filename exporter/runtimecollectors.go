@@ -10,7 +10,7 @@ import (
 
 // runtimeMaxAge is how old the Go and process metrics a scrape serves may
 // be. Reading them costs about half a millisecond of system calls per scrape
-// (the process collector reads /proc/self/stat, /proc/stat, limits, status,
+// (the process collector reads /proc/self/stat, /proc/stat, the limits,
 // the descriptor table and /proc/self/net/netstat), more than the rest of
 // a scrape at 10 or 100 tables; concurrent scrapes (Prometheus pairs, a
 // burst of them) share one reading instead. A second is far below any scrape
