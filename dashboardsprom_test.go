@@ -24,6 +24,8 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/alerts"
 	"github.com/dynamodb-exporter/dynamodb_exporter/dashboards"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness/harnesstest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
 
@@ -36,6 +38,8 @@ const dashboardReplay = 8 * time.Hour
 const (
 	faultsReplay  = 3 * time.Hour
 	faultsAccount = "faults"
+	// alertsDir is the alert pack's folder, from this test's package.
+	alertsDir = "alerts"
 )
 
 // replayVars are the values of the dashboard variables a query is proven
@@ -114,20 +118,14 @@ func TestDashboardQueriesOnPrometheus(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 
-	sc, err := loadScenario("demo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := harnesstest.Scenario(t, "demo")
 	// The start of the pack's replays: the demo's daily patterns and
-	// events fall at the same times as in alertsreplay_test.
-	start := defaultAlertsTestStart
+	// events fall at the same times as in the alert pack's replays.
+	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	replayInto(t, promtool, sc, start, dashboardReplay, data, "")
 	// The exporter's own failures, absent from the demo, under another
 	// account name: the exporter-faults scenario over the same hours.
-	faults, err := loadScenario("exporter-faults")
-	if err != nil {
-		t.Fatal(err)
-	}
+	faults := harnesstest.Scenario(t, "exporter-faults")
 	replayInto(t, promtool, faults, start, faultsReplay, data, faultsAccount)
 	end := start.Add(dashboardReplay)
 
@@ -241,7 +239,7 @@ func TestDashboardQueriesOnPrometheus(t *testing.T) {
 func replayInto(t *testing.T, promtool string, sc *sim.Scenario, start time.Time, d time.Duration, data, account string) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := runReplay(context.Background(), sc, start, d, time.Minute, "openmetrics", &buf, slog.New(slog.DiscardHandler), nil); err != nil {
+	if err := harness.Replay(context.Background(), sc, harness.ReplayOptions{Start: start, Duration: d, Step: time.Minute, Format: "openmetrics", Logger: slog.New(slog.DiscardHandler)}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()
@@ -270,30 +268,41 @@ func substitute(expr string, v replayVars) string {
 	).Replace(expr)
 }
 
-// replayAlertVars maps each alert the replayed scenarios fire to the
-// account and first table it fires on (alertsreplay_test's expectations),
-// for the alert panels.
+// replayAlertVars maps each alert the demo and exporter-faults replays
+// fire to the account and first table it fires on, as the cross-talk
+// matrix of the alert pack's README states it (generated from the pack's
+// replays and checked against them by alerts' TestAlertPackReplays), for
+// the alert panels.
 func replayAlertVars(t *testing.T) map[string]replayVars {
 	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(alertsDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]replayVars{}
-	for _, rc := range replayCases {
-		account := map[string]string{"demo": "demo", "exporter-faults": faultsAccount}[rc.Scenario]
-		if account == "" {
+	for _, line := range strings.Split(string(readme), "\n") {
+		// | Scenario | Replayed | Alert | Table | First fired | Delay | Promised |
+		cells := strings.Split(line, "|")
+		if len(cells) != 9 {
 			continue
 		}
-		for _, e := range rc.Expect {
-			if _, ok := out[e.Alert]; ok {
-				continue
-			}
-			table := strings.SplitN(e.Table, "/", 2)[0]
-			if strings.HasSuffix(e.Table, "/us-east-1") { // account/region: an exporter alert
-				table = ".*"
-			}
-			out[e.Alert] = replayVars{account, table}
+		scenario, alert, table := strings.TrimSpace(cells[1]), strings.TrimSpace(cells[3]), strings.TrimSpace(cells[4])
+		account := map[string]string{"demo": "demo", "exporter-faults": faultsAccount}[scenario]
+		if account == "" || !strings.HasPrefix(alert, "DynamoDB") {
+			continue
 		}
+		if _, ok := out[alert]; ok {
+			continue
+		}
+		if strings.HasSuffix(table, "/us-east-1") { // account/region: an exporter alert
+			table = ".*"
+		} else {
+			table = strings.SplitN(table, "/", 2)[0]
+		}
+		out[alert] = replayVars{account, table}
 	}
 	if len(out) == 0 {
-		t.Fatal("no demo or exporter-faults case in replayCases")
+		t.Fatalf("no demo or exporter-faults row in the cross-talk matrix of %s", filepath.Join(alertsDir, "README.md"))
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -115,7 +116,7 @@ func runNonRoot(t *testing.T, dir string, wrap []string, bin string, args, env [
 	if wrap == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nonroot, Gid: nonroot, Groups: []uint32{}}}
 	}
-	var out syncBuffer
+	var out testtools.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// File times come from a coarser clock than time.Now: allow for it.
 	started := time.Now().Add(-time.Second)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -69,7 +70,7 @@ aws:
 	cmd := exec.Command(bin, "serve", "--config", cfg, "--web.listen-address", addr)
 	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=AKIDSHUTDOWN", "AWS_SECRET_ACCESS_KEY=shutdown-secret",
 		"AWS_REGION=us-east-1", "AWS_EC2_METADATA_DISABLED=true")
-	var out syncBuffer
+	var out testtools.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 )
 
 // TestSystemdSocketActivation runs the binary as systemd runs a service
@@ -46,7 +48,7 @@ func TestSystemdSocketActivation(t *testing.T) {
 		"--scenario", "healthy", "--log.level", "info", "--web.systemd-socket", "--web.listen-address", otherAddr)
 	cmd.ExtraFiles = []*os.File{f} // descriptor 3
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncBuffer
+	var out testtools.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -251,4 +252,27 @@ func zeroAsNone(v float64) float64 {
 		return -1
 	}
 	return v
+}
+
+// CapacityReports runs discovery and the table collector once, then fetches
+// the capacity history of the monitored tables (only table when not empty)
+// at the app's clock and returns each table's figures, as the capacity
+// collector computes them. The error names what failed: no monitored table
+// (then there is no report), or the tables whose figures are missing.
+func (a *App) CapacityReports(ctx context.Context, table string, logger *slog.Logger) ([]collectors.TableReport, error) {
+	a.Scheduler.RunOnceNamed(ctx, "discovery", "tables")
+	s := CapacitySettings(a.Config.Collectors.Capacity)
+	if table != "" {
+		s.Tables = func(name string) bool { return name == table }
+	}
+	c := collectors.NewCapacity(a.Targets, a.Inventory, s, logger.With("collector", "capacity"))
+	runErr := c.Run(ctx, a.Clock.Now())
+	reports := c.Reports()
+	if len(reports) == 0 {
+		if table != "" {
+			return nil, errors.Join(fmt.Errorf("table %q is not monitored (check the name and the tables filters)", table), runErr)
+		}
+		return nil, errors.Join(errors.New("no monitored table"), runErr)
+	}
+	return reports, runErr
 }

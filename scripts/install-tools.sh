@@ -26,8 +26,13 @@ set -euo pipefail
 # --- Pinned versions ---------------------------------------------------------
 # Go module v0.3xx.y of github.com/prometheus/prometheus is Prometheus 3.xx.y.
 # Its go.mod has no replace directives, so `go install pkg@version` works.
+# The tests use static scrape configs only, so Prometheus and promtool are
+# built without the service-discovery plugins (Prometheus's own build tag
+# remove_all_sd keeps file and HTTP discovery): the cloud SDKs they pull in
+# were most of the build's time.
 PROMETHEUS_MODULE=github.com/prometheus/prometheus
 PROMETHEUS_VERSION=v0.316.0
+PROMETHEUS_TAGS=remove_all_sd
 # Alertmanager v0.32.0 and later embed a web UI (ui/app/dist) that is built by
 # npm and is not in the module zip, so `go install` fails with "pattern
 # app/dist: no matching files found". install_alertmanager builds it from a
@@ -100,9 +105,10 @@ go_binary_version() {
 	go version -m "$1" 2>/dev/null | awk -v mod="$2" '$1 == "mod" && $2 == mod { print $3 }'
 }
 
-# install_go_tool TOOL MODULE VERSION PACKAGE — go install PACKAGE@VERSION into bin/.
+# install_go_tool TOOL MODULE VERSION PACKAGE [TAGS] — go install
+# PACKAGE@VERSION into bin/, with build tags TAGS.
 install_go_tool() {
-	local tool=$1 module=$2 version=$3 pkg=$4 start=$SECONDS
+	local tool=$1 module=$2 version=$3 pkg=$4 tags=${5:-} start=$SECONDS
 	local bin=$TOOLS_DIR/bin/$tool
 	need go "$tool"
 	if [[ $(go_binary_version "$bin" "$module") == "$version" ]]; then
@@ -117,7 +123,7 @@ install_go_tool() {
 	tmp=$(make_tmp "$tool")
 	TMP_DIRS+=("$tmp")
 	# `go install pkg@version` builds with the tool's own go.mod, not ours.
-	run_logged "$tool" env GOBIN="$tmp" GOWORK=off go install "$pkg@$version"
+	run_logged "$tool" env GOBIN="$tmp" GOWORK=off go install -tags "$tags" "$pkg@$version"
 	mkdir -p "$TOOLS_DIR/bin"
 	mv -f "$tmp/$tool" "$bin"
 	report "$tool" "installed" "$bin" "$start"
@@ -268,8 +274,8 @@ install_chromium() {
 
 install_tool() {
 	case $1 in
-	promtool) install_go_tool promtool "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/promtool" ;;
-	prometheus) install_go_tool prometheus "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/prometheus" ;;
+	promtool) install_go_tool promtool "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/promtool" "$PROMETHEUS_TAGS" ;;
+	prometheus) install_go_tool prometheus "$PROMETHEUS_MODULE" "$PROMETHEUS_VERSION" "$PROMETHEUS_MODULE/cmd/prometheus" "$PROMETHEUS_TAGS" ;;
 	alertmanager | amtool) install_alertmanager ;;
 	helm) install_go_tool helm "$HELM_MODULE" "$HELM_VERSION" "$HELM_MODULE/cmd/helm" ;;
 	dynamodb-local) install_dynamodb_local ;;
@@ -294,6 +300,34 @@ for tool in "${tools[@]}"; do # check all names before installing anything
 done
 
 mkdir -p "$TOOLS_DIR"
+# The downloads (npm, apt) and the Go builds overlap: each group of tools
+# installs in a background job of its own, and the script fails when any
+# job failed (each job prints its own error and the tail of its log).
+# promtool and prometheus share one job, so the second build reuses the
+# first's compiled packages instead of compiling them at the same time.
+declare -A group_tools=()
+order=()
 for tool in "${tools[@]}"; do
-	install_tool "$tool"
+	case $tool in
+	promtool | prometheus) group=prometheus ;;
+	alertmanager | amtool) group=alertmanager ;;
+	*) group=$tool ;;
+	esac
+	[[ -v "group_tools[$group]" ]] || order+=("$group")
+	group_tools[$group]+="$tool "
 done
+pids=()
+for group in "${order[@]}"; do
+	(
+		trap cleanup EXIT # a subshell does not inherit the trap
+		for tool in ${group_tools[$group]}; do
+			install_tool "$tool"
+		done
+	) &
+	pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do
+	wait "$pid" || failed=1
+done
+((failed == 0)) || die "some tools could not be installed (see the messages above)"

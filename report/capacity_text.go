@@ -1,0 +1,104 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+)
+
+// Capacity writes the capacity report in format: table (aligned text),
+// json, markdown or html.
+func Capacity(w io.Writer, format string, reports []collectors.TableReport, now time.Time) error {
+	switch format {
+	case "json":
+		return CapacityJSON(w, reports, now)
+	case "markdown":
+		return CapacityMarkdown(w, reports, now)
+	case "html":
+		return CapacityHTML(w, reports, now)
+	case "table", "":
+		CapacityText(w, reports)
+		return nil
+	}
+	return fmt.Errorf("report format %q: use table, json, markdown or html", format)
+}
+
+// CapacityText writes the capacity report as aligned text: the traffic
+// figures, then the cost what-if, then a note per table.
+func CapacityText(out io.Writer, reports []collectors.TableReport) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "Traffic (ratios over 1 day and the rolling 7 days; peak = collectors.capacity.peak_percentile (default 99th) of 1-minute rates / mean over 7 days; baselines = median hourly read+write units/s)")
+	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tINDEX\tR/W 1D\tR/W 7D\tDRIFT\tPEAK/AVG READ\tPEAK/AVG WRITE\tBASELINE 1W\tBASELINE 4W\tSURGE RETENTION\tSINCE SURGE PEAK")
+	for _, r := range reports {
+		for _, f := range r.Traffic {
+			retention, since := "-", "-"
+			if f.Surge != nil {
+				retention, since = num(f.Surge.Retention), days(f.Surge.SincePeak)
+			}
+			index := f.Index
+			if index == "" {
+				index = "(table)"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Account, r.Region, r.Table, index,
+				num(f.Ratio1d), num(f.Ratio7d), pct(f.Drift), num(f.PeakToAverage[0]), num(f.PeakToAverage[1]),
+				num(f.Baseline1w), num(f.Baseline4w), retention, since)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Cost what-if (USD over the window of actual consumption, both windows read off one auto-scaling simulation; consumed capacity hides demand real throttling refused; throughput only, storage out of scope)")
+	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tMODE\tWINDOW\tON-DEMAND\tPROVISIONED\tSAVING/MONTH\tTHROTTLED UNITS\tRECOMMENDATION\tREASON")
+	var notes []string
+	for _, r := range reports {
+		if r.Err != nil {
+			notes = append(notes, fmt.Sprintf("%s/%s %s: %v", r.Account, r.Region, r.Table, r.Err))
+		}
+		if len(r.Costs) == 0 && r.Err == nil {
+			notes = append(notes, fmt.Sprintf("%s/%s %s: less than an hour of history", r.Account, r.Region, r.Table))
+		}
+		for _, c := range r.Costs {
+			e := c.Evaluation
+			window := c.Window
+			if c.Covered < 24*time.Hour*time.Duration(windowDays(c.Window)) {
+				window += " (" + days(c.Covered) + ")"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.0f\t%s\t%s\n", r.Account, r.Region, r.Table, r.Mode, window,
+				e.OnDemand.Total(), e.Provisioned.Total(), e.MonthlySaving, e.Throttled.Total(), e.Recommendation.Action, e.Recommendation.Code)
+			notes = append(notes, fmt.Sprintf("%s %s: %s", r.Table, c.Window, e.Recommendation.Reason))
+		}
+	}
+	_ = w.Flush()
+	if len(notes) > 0 {
+		fmt.Fprintln(out)
+		for _, n := range notes {
+			fmt.Fprintln(out, n)
+		}
+	}
+}
+
+func windowDays(label string) int {
+	var n int
+	_, _ = fmt.Sscanf(label, "%dd", &n)
+	return n
+}
+
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.0f%%", 100*v)
+}
+
+func days(d time.Duration) string {
+	return fmt.Sprintf("%.1fd", d.Hours()/24)
+}

@@ -1,0 +1,73 @@
+// Package harnesstest wraps package harness for tests: each function fails
+// the test on error and stops what it started when the test ends.
+package harnesstest
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
+)
+
+// Scenario loads a built-in scenario by name or a scenario file by path.
+func Scenario(t testing.TB, nameOrPath string) *sim.Scenario {
+	t.Helper()
+	sc, err := harness.LoadScenario(nameOrPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// Account simulates sc on clk and serves its account until the test ends.
+func Account(t testing.TB, sc *sim.Scenario, clk clock.Clock) *harness.Account {
+	t.Helper()
+	a, err := harness.StartAccount(sc, clk, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}
+
+// Run simulates the built-in scenario name from start on a manual clock and
+// builds the exporter against it (harness.StartRun); the account is stopped
+// when the test ends.
+func Run(t testing.TB, name string, start time.Time, o harness.RunOptions) *harness.Run {
+	t.Helper()
+	return RunScenario(t, Scenario(t, name), start, o)
+}
+
+// RunScenario is Run for a loaded scenario.
+func RunScenario(t testing.TB, sc *sim.Scenario, start time.Time, o harness.RunOptions) *harness.Run {
+	t.Helper()
+	r, err := harness.StartRun(context.Background(), sc, start, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// Advance moves the run to at and runs the collectors that are due.
+func Advance(t testing.TB, r *harness.Run, at time.Time) {
+	t.Helper()
+	if err := r.Advance(context.Background(), at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Config is the exporter configuration for the account (Account.Config).
+func Config(t testing.TB, a *harness.Account, collectors string) *config.Config {
+	t.Helper()
+	cfg, err := a.Config(collectors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
