@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -45,13 +47,37 @@ func TestBinaryRejectsBadConfig(t *testing.T) {
 	}
 }
 
-// buildExporter builds the exporter's binary into a temporary directory and
-// returns its path.
+// TestMain removes the binary buildExporter built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+// buildExporter builds the exporter's binary, once for all the tests of
+// the process, and returns its path.
 func buildExporter(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "dynamodb_exporter")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "dynamodb-exporter-bin-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "dynamodb_exporter")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	return bin
+	return binPath
 }

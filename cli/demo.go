@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
@@ -16,6 +18,9 @@ import (
 // demoCmd runs the exporter against the built-in simulated account.
 type demoCmd struct {
 	Scenario string `help:"Scenario to simulate: a built-in name (${scenarios}) or a YAML file." default:"demo"`
+	// Program, when set, is how the printed commands run the exporter
+	// (tests); by default how this process was started.
+	Program  string `kong:"-"`
 	webFlags `embed:"" set:"web_listen_address=127.0.0.1:9849"`
 	logFlags
 }
@@ -85,7 +90,22 @@ func (d *demoCmd) run(ctx context.Context, now time.Time, out io.Writer) error {
 		for _, addr := range addrs {
 			fmt.Fprintf(out, "dynamodb_exporter demo: metrics at http://%s/metrics (Ctrl-C to stop)\n", addr)
 		}
+		fmt.Fprintln(out, "dynamodb_exporter demo: the CLI's tools on the simulated account (it accepts the dummy credentials), from another shell:")
+		for _, c := range acct.Commands(d.program()) {
+			fmt.Fprintf(out, "  %s\n", c)
+		}
 	})
+}
+
+// program is how the user ran this process, for the commands the demo
+// prints: "go run ." when go run built it (its binary is in a go-build
+// scratch directory), else the path it was started as.
+func (d *demoCmd) program() string {
+	p := os.Args[0]
+	if strings.Contains(p, string(filepath.Separator)+"go-build") {
+		return "go run ."
+	}
+	return p
 }
 
 // runDemo serves the exporter on acct with the demo's cadences until ctx

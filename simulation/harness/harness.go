@@ -217,3 +217,25 @@ func (r *Run) Advance(ctx context.Context, at time.Time) error {
 
 // Close stops the simulated account.
 func (r *Run) Close() { r.Account.Close() }
+
+// Commands returns the shell commands that point the CLI's AWS tools
+// (check, capacity report, ttl audit) at the account: an export of the
+// endpoint, the dummy credentials and the region, then one command per
+// tool, each run as program (./dynamodb_exporter, go run .). The TTL audit
+// is of the scenario's first table with TTL, when it has one.
+func (a *Account) Commands(program string) []string {
+	region := a.Scenario.Account.Regions[0]
+	out := []string{
+		fmt.Sprintf("export AWS_ENDPOINT_URL=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s",
+			a.URL(), AccessKeyID, SecretAccessKey, region),
+		program + " check",
+		program + " capacity report",
+	}
+	for _, t := range a.Scenario.Tables {
+		if t.TTL != nil && (t.Region == "" || t.Region == region) {
+			out = append(out, program+" ttl audit --table "+t.Name)
+			break
+		}
+	}
+	return out
+}
