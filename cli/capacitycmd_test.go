@@ -14,9 +14,10 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
-	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness/harnesstest"
 )
 
 // fixtureApp builds an exporter against the simulated fixture account.
@@ -27,7 +28,7 @@ func fixtureApp(t *testing.T) *exporter.App {
 	if err := awssim.LoadFixture(sim); err != nil {
 		t.Fatal(err)
 	}
-	app, _ := simtest.Exporter(t, sim, clk, "accounts: [{name: fixture, regions: [us-east-1, eu-west-1]}]\n")
+	app, _ := harnesstest.Exporter(t, sim, clk, "accounts: [{name: fixture, regions: [us-east-1, eu-west-1]}]\n", harness.RunOptions{})
 	return app
 }
 

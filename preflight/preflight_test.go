@@ -9,9 +9,10 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
-	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness/harnesstest"
 )
 
 var now = time.Date(2026, 11, 20, 12, 0, 30, 0, time.UTC)
@@ -61,7 +62,7 @@ func tables100(t *testing.T, sim *awssim.Server, active bool) {
 
 func build(t *testing.T, sim *awssim.Server, yaml string) *exporter.App {
 	t.Helper()
-	app, _ := simtest.Exporter(t, sim, clock.NewManual(now), yaml)
+	app, _ := harnesstest.Exporter(t, sim, clock.NewManual(now), yaml, harness.RunOptions{})
 	return app
 }
 

@@ -184,24 +184,35 @@ func StartRun(ctx context.Context, sc *sim.Scenario, start time.Time, o RunOptio
 	if o.Setup != nil {
 		o.Setup(acct)
 	}
+	app, err := Build(ctx, acct.URL(), cfg, clk, o)
+	if err != nil {
+		acct.Close()
+		return nil, err
+	}
+	return &Run{Clock: clk, Account: acct, App: app}, nil
+}
+
+// Build builds the exporter from cfg against a simulated account served at
+// url, on clk, with no pacing of the TTL sampler and the options o sets
+// (its Collectors, Config and Setup are not used here).
+func Build(ctx context.Context, url string, cfg *config.Config, clk clock.Clock, o RunOptions) (*exporter.App, error) {
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	seed := o.TTLSeed
 	if seed == 0 {
 		seed = 1
 	}
 	opts := exporter.Options{
-		Clock: clk, AWS: acct.AWS(), Logger: logger,
+		Clock: clk, AWS: AWSOptions(url), Logger: logger,
 		TTLPace: func(context.Context, time.Duration) error { return nil },
 		TTLSeed: seed,
 	}
 	if o.Adjust != nil {
 		o.Adjust(&opts)
 	}
-	app, err := exporter.Build(ctx, cfg, opts)
-	if err != nil {
-		acct.Close()
-		return nil, err
-	}
-	return &Run{Clock: clk, Account: acct, App: app}, nil
+	return exporter.Build(ctx, cfg, opts)
 }
 
 // Advance moves the clock and the simulation to at and runs the collectors

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
-	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness/harnesstest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/replay"
 )
 
@@ -24,7 +25,7 @@ func replayFixture(t *testing.T) (*replay.Recorder, time.Time) {
 	start := time.Date(2026, 11, 20, 13, 30, 0, 0, time.UTC)
 	clk := clock.NewManual(start)
 	sim := awssim.NewFixture(clk)
-	app, _ := simtest.Exporter(t, sim, clk, "accounts: [{name: fixture, regions: [us-east-1]}]\ncollectors: {ttl: {enabled: false}}\n")
+	app, _ := harnesstest.Exporter(t, sim, clk, "accounts: [{name: fixture, regions: [us-east-1]}]\ncollectors: {ttl: {enabled: false}}\n", harness.RunOptions{})
 	rec := replay.NewRecorder()
 	steps := 0
 	if err := replay.Run(context.Background(), replay.Options{

@@ -5,11 +5,14 @@ package harnesstest
 import (
 	"context"
 	"log/slog"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
@@ -70,4 +73,35 @@ func Config(t testing.TB, a *harness.Account, collectors string) *config.Config 
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// Exporter serves srv, a simulated account set up by hand (awssim.NewFixture,
+// PutTable…), on a loopback server until the test ends, and builds the
+// exporter against it from the YAML configuration (harness.Build) with one
+// attempt per AWS call, the TTL sampler's seed 42 unless o sets one, then
+// o.Adjust. It returns the exporter and the
+// account's URL.
+func Exporter(t testing.TB, srv *awssim.Server, clk clock.Clock, yaml string, o harness.RunOptions) (*exporter.App, string) {
+	t.Helper()
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	cfg, err := config.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	if o.TTLSeed == 0 {
+		o.TTLSeed = 42
+	}
+	adjust := o.Adjust
+	o.Adjust = func(opts *exporter.Options) {
+		opts.AWS.MaxAttempts = 1
+		if adjust != nil {
+			adjust(opts)
+		}
+	}
+	app, err := harness.Build(context.Background(), hs.URL, cfg, clk, o)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return app, hs.URL
 }
