@@ -10,7 +10,7 @@ import (
 
 // TestProvisioningFiles checks the shape Grafana expects of the two
 // provisioning files: a Prometheus datasource, and a file provider whose
-// path the README's instructions mount the dashboards at.
+// path the instructions in dashboards/README.md mount the dashboards at.
 func TestProvisioningFiles(t *testing.T) {
 	var ds struct {
 		APIVersion  int `yaml:"apiVersion"`
@@ -33,12 +33,12 @@ func TestProvisioningFiles(t *testing.T) {
 	if dp.APIVersion != 1 || len(dp.Providers) != 1 || dp.Providers[0].Type != "file" || dp.Providers[0].Options.Path != ProvisionedPath {
 		t.Errorf("dashboard provisioning: %+v, want one file provider at %s", dp, ProvisionedPath)
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), ProvisionedPath) {
-		t.Errorf("README.md does not say where to put the dashboards (%s)", ProvisionedPath)
+		t.Errorf("dashboards/README.md does not say where to put the dashboards (%s)", ProvisionedPath)
 	}
 }
 
