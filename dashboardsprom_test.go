@@ -235,32 +235,65 @@ func TestDashboardQueriesOnPrometheus(t *testing.T) {
 // replayInto replays sc as OpenMetrics and writes it as TSDB blocks into
 // data. With account set, only the series of the simulated account are kept,
 // under that account name (the exporter's series without an account label
-// would repeat the demo's).
+// would repeat the demo's). Every series gets the job and instance labels a
+// scrape gives it (replayTarget), another instance for another account: two
+// exporters, as the dashboards' job and instance variables expect.
 func replayInto(t *testing.T, promtool string, sc *sim.Scenario, start time.Time, d time.Duration, data, account string) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := harness.Replay(context.Background(), sc, harness.ReplayOptions{Start: start, Duration: d, Step: time.Minute, Format: "openmetrics", Logger: slog.New(slog.DiscardHandler)}, &buf); err != nil {
 		t.Fatal(err)
 	}
-	text := buf.String()
+	instance := "demo-exporter:9687"
 	if account != "" {
-		var kept []string
-		for _, l := range strings.SplitAfter(text, "\n") {
-			if strings.HasPrefix(l, "#") || strings.Contains(l, `account="demo"`) {
-				kept = append(kept, strings.ReplaceAll(l, `account="demo"`, `account="`+account+`"`))
-			}
-		}
-		text = strings.Join(kept, "")
+		instance = account + "-exporter:9687"
 	}
+	var kept []string
+	for _, l := range strings.SplitAfter(buf.String(), "\n") {
+		if account != "" && !strings.HasPrefix(l, "#") && !strings.Contains(l, `account="demo"`) {
+			continue
+		}
+		if account != "" {
+			l = strings.ReplaceAll(l, `account="demo"`, `account="`+account+`"`)
+		}
+		kept = append(kept, replayTarget(l, instance))
+	}
+	text := strings.Join(kept, "")
 	om := filepath.Join(t.TempDir(), sc.Name+".om")
 	writeTestFile(t, om, text)
 	runTool(t, promtool, "tsdb", "create-blocks-from", "openmetrics", om, data)
+}
+
+// replayJob is the scrape job of the replayed exporters.
+const replayJob = "dynamodb"
+
+// replayTarget adds the scrape target's job and instance to a sample line of
+// OpenMetrics text (comments are left alone), as Prometheus adds them to
+// every series it scrapes.
+func replayTarget(line, instance string) string {
+	if line == "" || strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+		return line
+	}
+	target := `job="` + replayJob + `",instance="` + instance + `"`
+	name := strings.IndexAny(line, "{ ")
+	switch {
+	case name < 0:
+		return line
+	case line[name] == ' ':
+		return line[:name] + "{" + target + "}" + line[name:]
+	case strings.HasPrefix(line[name+1:], "}"):
+		return line[:name+1] + target + line[name+1:]
+	default:
+		return line[:name+1] + target + "," + line[name+1:]
+	}
 }
 
 // substitute sets the dashboard variables as Grafana would.
 func substitute(expr string, v replayVars) string {
 	return strings.NewReplacer(
 		"$__rate_interval", "4m", // Grafana: max(4 x scrape interval, interval + scrape interval) at 1m scrapes
+		"$job", ".+", // All: the variable's allValue
+		"$instance", ".+",
 		"$account", v.account,
 		"$region", "us-east-1",
 		"$table", v.table,

@@ -111,7 +111,7 @@ func signals() map[string]signal {
 		"DynamoDBTTLDeletionLagging": {unit: unitSeconds, lines: []float64{seconds("DynamoDBTTLDeletionLagging", "max_deletion_lag")},
 			read:    "time since the oldest expired item's expiry; the dashed line is max_deletion_lag.",
 			queries: []query{{expr: fmt.Sprintf("time() - %s", sel(c.TTLOldestExpiredItemTimestamp, selT)), legend: "{{table}}"}}},
-		"DynamoDBTTLDeletingLiveData": {unit: "suffix: items/s", lines: []float64{number("DynamoDBTTLDeletingLiveData", "min_deletions_per_second")},
+		"DynamoDBTTLDeletingLiveData": {unit: unitPerSecond, lines: []float64{number("DynamoDBTTLDeletingLiveData", "min_deletions_per_second")},
 			read: "TTL deletions per second over the last hour against the alert level (deletion_factor times the baseline); the dashed line is min_deletions_per_second.",
 			queries: []query{
 				{expr: sel(ttlDeletedRate1h, selT), legend: "deleted {{table}}"},
@@ -134,7 +134,8 @@ func signals() map[string]signal {
 
 // packAlert is an alert of the pack with its expression rendered for the
 // dashboards: default parameters, the account and region variables added to
-// every selector of the exporter's metrics.
+// every selector of the exporter's metrics, and the job and instance
+// variables to every selector (recorded series and up included).
 type packAlert struct {
 	group, name, severity, forText, summary, expr string
 }
@@ -165,8 +166,15 @@ func packAlerts() ([]packAlert, error) {
 				if r.Alert == "" {
 					continue
 				}
+				// The pack adds its selector to the exporter's metrics only;
+				// its recorded series and up get the dashboard's job and
+				// instance here, which every series they hold carries.
+				expr, err := narrow(r.Expr, targetMatchers...)
+				if err != nil {
+					return nil, fmt.Errorf("alert %s: %w", r.Alert, err)
+				}
 				out = append(out, packAlert{group: g.Name, name: r.Alert, severity: r.Labels["severity"],
-					forText: r.For, summary: r.Annotations["summary"], expr: r.Expr})
+					forText: r.For, summary: r.Annotations["summary"], expr: expr})
 			}
 		}
 	}

@@ -131,7 +131,9 @@ func (b board) build() (dashboard.Dashboard, error) {
 		Uid(b.uid).
 		Description(b.description).
 		Tags([]string{tag}).
-		Editable().
+		// Generated from code: edits made in Grafana would be lost at the
+		// next provisioning, so the dashboards are read-only there.
+		Readonly().
 		Tooltip(dashboard.DashboardCursorSyncCrosshair).
 		Refresh("1m").
 		Time("now-24h", "now").
@@ -204,39 +206,58 @@ func (b board) build() (dashboard.Dashboard, error) {
 func ptr[T any](v T) *T { return &v }
 
 // Selectors of the dashboard variables. Every variable is a regular
-// expression (multi-value, "All" is .*), so that every matcher is =~.
+// expression (multi-value, "All" is .+ for job and instance, .* for the
+// others), so that every matcher is =~. Every selector of every query
+// carries selTarget: the scrape target's job and instance, which Prometheus
+// gives every series of the exporter and which the alert pack keeps on its
+// recorded series and alerts, so that a user can pick one exporter, a shard
+// or one of an HA pair.
 const (
-	selAR  = `account=~"$account", region=~"$region"`
-	selT   = selAR + `, table=~"$table"`
-	selTI  = selT + `, index=~"$index"`
-	byT    = "account, region, table"
-	byTI   = "account, region, table, index"
+	selTarget = `job=~"$job", instance=~"$instance"`
+	selAR     = selTarget + `, account=~"$account", region=~"$region"`
+	selT      = selAR + `, table=~"$table"`
+	selTI     = selT + `, index=~"$index"`
+	byT       = "account, region, table"
+	byTI      = "account, region, table, index"
+	// allTarget is All of job and instance: any value, but one (every
+	// scraped series has both labels).
+	allTarget = ".+"
+	// allVal is All of the AWS variables: index is empty on the base
+	// table's series.
 	allVal = ".*"
 )
 
-// variables are the same on every dashboard: datasource, account, region,
-// table and index, each narrowing the next.
+// targetMatchers are selTarget's matchers, which narrow adds to the alert
+// pack's expressions.
+var targetMatchers = []Matcher{{"job", "=~", "$job"}, {"instance", "=~", "$instance"}}
+
+// variables are the same on every dashboard: datasource, job, instance,
+// account, region, table and index, each narrowing the next.
 func variables() []cog.Builder[dashboard.VariableModel] {
-	q := func(name, label, expr, desc string) *dashboard.QueryVariableBuilder {
+	q := func(name, label, expr, all, desc string) *dashboard.QueryVariableBuilder {
 		return dashboard.NewQueryVariableBuilder(name).Label(label).Description(desc).
 			Datasource(datasourceRef()).
 			Query(dashboard.StringOrMap{Map: map[string]any{"query": expr, "refId": "PrometheusVariableQueryEditor-VariableQuery", "qryType": 1}}).
 			Definition(expr).
 			Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
 			Sort(dashboard.VariableSortAlphabeticalAsc).
-			Multi(true).IncludeAll(true).AllValue(allVal).
+			Multi(true).IncludeAll(true).AllValue(all).
 			Current(dashboard.VariableOption{Selected: ptr(true), Text: dashboard.StringOrArrayOfString{String: ptr("All")}, Value: dashboard.StringOrArrayOfString{String: ptr("$__all")}})
 	}
 	return []cog.Builder[dashboard.VariableModel]{
 		dashboard.NewDatasourceVariableBuilder("datasource").Label("Data source").Type("prometheus").
 			Description("The Prometheus that scrapes the exporter."),
-		q("account", "Account", fmt.Sprintf("label_values(%s, account)", catalogue.TableInfo),
+		q("job", "Job", fmt.Sprintf("label_values(%s, job)", catalogue.ExporterBuildInfo), allTarget,
+			"Prometheus scrape job of the exporter (every exporter serves its build info, whatever it watches)."),
+		q("instance", "Instance", fmt.Sprintf(`label_values(%s{job=~"$job"}, instance)`, catalogue.ExporterBuildInfo), allTarget,
+			"Exporter instance: one shard, or one of an HA pair watching the same tables (with both twins selected, panels that sum count their figures twice)."),
+		q("account", "Account", fmt.Sprintf("label_values(%s{%s}, account)", catalogue.TableInfo, selTarget), allVal,
 			"AWS account, by the name given in the exporter's configuration."),
-		q("region", "Region", fmt.Sprintf(`label_values(%s{account=~"$account"}, region)`, catalogue.TableInfo),
+		q("region", "Region", fmt.Sprintf(`label_values(%s{%s, account=~"$account"}, region)`, catalogue.TableInfo, selTarget), allVal,
 			"AWS region."),
-		q("table", "Table", fmt.Sprintf(`label_values(%s{%s}, table)`, catalogue.TableInfo, selAR),
+		q("table", "Table", fmt.Sprintf(`label_values(%s{%s}, table)`, catalogue.TableInfo, selAR), allVal,
 			"DynamoDB table."),
-		q("index", "Index", fmt.Sprintf(`label_values(%s{%s}, index)`, catalogue.ConsumedReadCapacityUnitsTotal, selT),
+		q("index", "Index", fmt.Sprintf(`label_values(%s{%s}, index)`, catalogue.ConsumedReadCapacityUnitsTotal, selT), allVal,
 			"Global secondary index; All includes the base table (empty index)."),
 	}
 }

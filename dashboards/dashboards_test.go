@@ -147,23 +147,85 @@ func TestNoHardCodedDatasource(t *testing.T) {
 	}
 }
 
-// TestVariables: datasource (prometheus), account, region, table, index on
-// every dashboard.
+// TestVariables: datasource (prometheus), job, instance, account, region,
+// table, index on every dashboard, each query variable narrowed by every
+// variable before it (picking an exporter narrows the accounts, and so on).
 func TestVariables(t *testing.T) {
-	want := []string{"datasource", "account", "region", "table", "index"}
+	want := []string{"datasource", "job", "instance", "account", "region", "table", "index"}
 	for name, d := range generated(t) {
 		list := d["templating"].(map[string]any)["list"].([]any)
-		var got []string
+		var got, before []string
 		for _, v := range list {
 			vm := v.(map[string]any)
 			got = append(got, vm["name"].(string))
-			if vm["name"] == "datasource" && (vm["type"] != "datasource" || vm["query"] != "prometheus") {
-				t.Errorf("%s: datasource variable %v, want type datasource of prometheus", name, vm)
+			if vm["name"] == "datasource" {
+				if vm["type"] != "datasource" || vm["query"] != "prometheus" {
+					t.Errorf("%s: datasource variable %v, want type datasource of prometheus", name, vm)
+				}
+				continue
 			}
+			m := labelValues.FindStringSubmatch(variableQuery(vm))
+			if m == nil {
+				t.Errorf("%s: variable %v: %q is not label_values(SELECTOR, label)", name, vm["name"], variableQuery(vm))
+				continue
+			}
+			sels, err := Selectors(m[1])
+			if err != nil || len(sels) != 1 {
+				t.Errorf("%s: variable %v: %q is not one selector (%v)", name, vm["name"], m[1], err)
+				continue
+			}
+			for _, b := range before {
+				if !sels[0].Has(Matcher{b, "=~", "$" + b}) {
+					t.Errorf("%s: variable %v: %s is not narrowed by $%s", name, vm["name"], m[1], b)
+				}
+			}
+			if all, _ := vm["allValue"].(string); all == "" || vm["includeAll"] != true || vm["multi"] != true {
+				t.Errorf("%s: variable %v: want multi-select with All", name, vm["name"])
+			}
+			before = append(before, vm["name"].(string))
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: variables %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestSelectors checks the PromQL reader the lint rules and narrow rely on,
+// on the forms the dashboards and the alert pack use.
+func TestSelectors(t *testing.T) {
+	expr := `sum by (account, job) (rate(a_total{x="1", y=~"$y"}[$__rate_interval])) * on (table) group_left (c) ` +
+		`min_over_time((b / ignoring (w) {__name__="c"})[1d:10m]) > 1e-05 unless increase(d_total[1h] offset 5m) or ` +
+		`label_replace(dynamodb:e:rate, "dst", "$1", "src", "(.*)") and up{job=~".*dynamodb.*"} < bool 4 * vector(0) - time()`
+	sels, err := Selectors(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sels {
+		got = append(got, fmt.Sprintf("%s|%v|%s|%s", s.Metric, s.Matchers, s.Range, s.Func))
+	}
+	want := []string{
+		`a_total|[x="1" y=~"$y"]|$__rate_interval|rate`,
+		`b|[]||`,
+		`|[__name__="c"]||`,
+		`d_total|[]|1h|increase`,
+		`dynamodb:e:rate|[]||label_replace`,
+		`up|[job=~".*dynamodb.*"]||`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Selectors =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, bad := range []string{`sum(x`, `x{a="b"`, `x{a}`, `x[5q]`, `rate(x[$__rate_interval)`, `x{a="b}`, `x $job`, ``, `x)`} {
+		if _, err := Selectors(bad); err == nil {
+			t.Errorf("Selectors(%q) accepts a malformed expression", bad)
+		}
+	}
+	narrowed, err := narrow(`a + b{} * up{job=~".*d.*"} and c{instance=~"$instance", x="y"}[5m]`, targetMatchers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `a{job=~"$job", instance=~"$instance"} + b{job=~"$job", instance=~"$instance"} * up{job=~".*d.*", job=~"$job", instance=~"$instance"} and c{instance=~"$instance", x="y", job=~"$job"}[5m]`; narrowed != want {
+		t.Errorf("narrow =\n%s\nwant\n%s", narrowed, want)
 	}
 }
 

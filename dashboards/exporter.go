@@ -22,10 +22,10 @@ func exporterBoard() board {
 			queries: []query{{expr: fmt.Sprintf("time() - %s", sel(c.ExporterCollectorLastSuccess, selAR)), legend: "{{collector}} {{account}} {{region}}"}}},
 		{kind: timeSeries, title: "Collector run duration", unit: unitSeconds,
 			description: "Duration of each collector's last run (all accounts and regions). A run approaching its interval delays the next one.",
-			queries:     []query{{expr: c.ExporterCollectorDuration, legend: "{{collector}}"}}},
+			queries:     []query{{expr: sel(c.ExporterCollectorDuration, selTarget), legend: "{{collector}} {{instance}}"}}},
 		{kind: timeSeries, title: "Collector errors per hour", unit: unitCount,
 			description: "Errors each collector met in the last hour (a failed AWS call, a table that could not be read), counted one by one. See the AWS errors by code below.",
-			queries:     []query{{expr: fmt.Sprintf("sum by (collector) (increase(%s[1h]))", c.ExporterCollectorErrorsTotal), legend: "{{collector}}"}}},
+			queries:     []query{{expr: fmt.Sprintf("sum by (collector) (increase(%s[1h]))", sel(c.ExporterCollectorErrorsTotal, selTarget)), legend: "{{collector}}"}}},
 	}
 	aws := []panel{
 		{kind: timeSeries, title: "AWS calls by operation", unit: unitReqPS,
@@ -43,8 +43,13 @@ func exporterBoard() board {
 			queries:     []query{{expr: fmt.Sprintf("sum by (account, region) (increase(%s[1h]))", sel(c.ExporterCloudWatchMetricsTotal, selAR)), legend: "{{account}} {{region}}"}}},
 		{kind: timeSeries, title: "CloudWatch cost per month at this pace", unit: unitUSD, width: 8,
 			description: "The GetMetricData bill the last hour's pace implies over a month (730 hours) at the list price of $0.01 per 1,000 metrics requested.",
-			queries: []query{{expr: fmt.Sprintf("sum by (account, region) (rate(%s[1h])) * %d * %g",
-				sel(c.ExporterCloudWatchMetricsTotal, selAR), secondsPerMonth, cloudWatchPricePerMetric), legend: "{{account}} {{region}}"}}},
+			// The last hour's count times the hours of a month: a deliberate
+			// one-hour window (the pace of the last hour), written as
+			// increase, whose window the dashboard linter leaves to the
+			// author; a rate would have to be over $__rate_interval and would
+			// then jump with every collection cycle.
+			queries: []query{{expr: fmt.Sprintf("sum by (account, region) (increase(%s[1h])) * %d * %g",
+				sel(c.ExporterCloudWatchMetricsTotal, selAR), secondsPerMonth/3600, cloudWatchPricePerMetric), legend: "{{account}} {{region}}"}}},
 		{kind: timeSeries, title: "CloudWatch series: queried and proven zero", unit: unitCount, width: 8, stack: true,
 			description: "Series in the last collection plan: queried (listed as recently active by ListMetrics) and proven_zero (absent from ListMetrics, " +
 				"so not requested and not billed). Proven zeros are the plan's saving.",
@@ -56,7 +61,7 @@ func exporterBoard() board {
 			queries:     []query{{expr: fmt.Sprintf("sum(%s)", sel(c.ExporterTables, selAR)), instant: true}}},
 		{kind: tablePanel, title: "Exporter build", unit: unitInfo, width: 16, height: 5, merge: true,
 			description: "Version, revision and Go version of the running exporter.",
-			queries:     []query{{expr: c.ExporterBuildInfo, instant: true, column: "-"}}},
+			queries:     []query{{expr: sel(c.ExporterBuildInfo, selTarget), instant: true, column: "-"}}},
 	}
 	return board{
 		uid: ExporterUID, title: "DynamoDB exporter health", file: "exporter-health.json",

@@ -8,12 +8,12 @@ import (
 
 // capacityPanel draws consumed against provisioned capacity of one
 // dimension, with the auto-scaling target and maximum as lines.
-func capacityPanel(dim, unit, consumed, provisioned string) panel {
-	return panel{kind: timeSeries, title: fmt.Sprintf("%s capacity: consumed, provisioned, auto-scaling target and max", title(dim)), unit: unit,
-		description: fmt.Sprintf("Consumed %[1]s capacity units per second (average over the rate window) against provisioned capacity. "+
+func capacityPanel(dim, units, consumed, provisioned string) panel {
+	return panel{kind: timeSeries, title: fmt.Sprintf("%s capacity (%s/s): consumed, provisioned, auto-scaling target and max", title(dim), units), unit: unitPerSecond,
+		description: fmt.Sprintf("Consumed %[1]s capacity units (%[2]s) per second (average over the rate window) against provisioned capacity. "+
 			"The target line is provisioned capacity times the auto-scaling target utilization: consumed above it for 2 minutes makes auto-scaling scale out. "+
 			"The max line is the auto-scaling maximum: provisioned capacity cannot go above it, so consumed pressing on max means the maximum is too low. "+
-			"On-demand tables show consumed only.", dim),
+			"On-demand tables show consumed only.", dim, units),
 		queries: []query{
 			{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(consumed, selTI)), legend: "consumed {{table}} {{index}}"},
 			{expr: sel(provisioned, selTI), legend: "provisioned {{table}} {{index}}"},
@@ -36,8 +36,8 @@ func tableBoard() board {
 	drift := number("DynamoDBReadWriteRatioDrift", "max_drift")
 	ratio7d := sel(c.CapacityReadWriteRatio, selTI, `window="7d"`)
 	capacity := []panel{
-		capacityPanel("read", unitRCU, consumedReadRate, c.ProvisionedReadCapacityUnits),
-		capacityPanel("write", unitWCU, consumedWriteRate, c.ProvisionedWriteCapacityUnits),
+		capacityPanel("read", "RCU", consumedReadRate, c.ProvisionedReadCapacityUnits),
+		capacityPanel("write", "WCU", consumedWriteRate, c.ProvisionedWriteCapacityUnits),
 		{kind: timeSeries, title: "Throttle events by cause", unit: unitPerSec,
 			lines: []float64{number("DynamoDBProvisionedThroughputThrottling", "min_throttles_per_second")},
 			description: "Throttle events per second (average over the rate window) by kind (read, write) and cause. provisioned_throughput: capacity or auto-scaling " +
@@ -83,7 +83,7 @@ func tableBoard() board {
 			description: "Peak (99th percentile of 1-minute rates) over mean consumed capacity in the last 7 days, read and write. Flat, sustained traffic " +
 				"(low values) suits provisioned capacity with auto-scaling; spiky traffic suits on-demand. Not a rule on its own: read it with the cost what-if.",
 			queries: []query{{expr: sel(c.CapacityPeakToAverage, selTI), legend: "{{dimension}} {{index}}"}}},
-		{kind: timeSeries, title: "Baselines: last week, last 4 weeks, surge week", unit: unitCU,
+		{kind: timeSeries, title: "Baselines (capacity units/s): last week, last 4 weeks, surge week", unit: unitPerSecond,
 			description: "Median of hourly consumed rates (read plus write units per second) over the last whole week (1w), the last 4 weeks (4w), the surge week " +
 				"and the weeks before it (pre_surge). A 4-week baseline near the surge week's long after the surge is a permanent shift.",
 			queries: []query{{expr: sel(c.CapacityBaselineUnits, selTI), legend: "{{window}} {{index}}"}}},
@@ -116,7 +116,7 @@ func tableBoard() board {
 			queries: []query{{expr: sel(c.CapacitySimulatedThrottled, selT), legend: "{{window}} {{dimension}}"}}},
 	}
 	storage := []panel{
-		{kind: timeSeries, title: "Table and index size", unit: "bytes",
+		{kind: timeSeries, title: "Table and index size", unit: unitBytes,
 			description: "Storage size as DynamoDB reports it (refreshed about every six hours). Expired items still count until TTL deletes them.",
 			queries:     []query{{expr: sel(c.SizeBytes, selTI), legend: "{{table}} {{index}}"}}},
 		{kind: timeSeries, title: "Item count", unit: unitCount,

@@ -19,7 +19,7 @@ func ttlBoard() board {
 			description: "Time to Live setting of each table: status (ENABLED, ENABLING, DISABLED, DISABLING) and the attribute TTL reads. A change takes up to " +
 				"an hour and a second change within it fails.",
 			queries: []query{{expr: fmt.Sprintf("max by (%s, status, attribute) (%s)", byT, sel(c.TableTTLInfo, selT)), instant: true, column: "-"}}},
-		{kind: timeSeries, title: "TTL deletions per minute against their baseline", unit: unitPerMin, width: 16,
+		{kind: timeSeries, title: "TTL deletions per minute against their baseline", unit: unitPerMinute, width: 16,
 			lines: []float64{number(liveData, "min_deletions_per_second") * 60},
 			description: fmt.Sprintf("Items TTL deleted per minute over the last hour, their baseline (mean of the hourly rates over %s, ending an hour ago) and "+
 				"the alert level, %s times the baseline. Deletions far above the alert level and above the dashed line (min_deletions_per_second) while the "+
@@ -82,7 +82,7 @@ func ttlBoard() board {
 			queries: []query{{expr: fmt.Sprintf("sum by (le) (increase(%s_bucket{%s}[1h]))", c.TTLLiveItemRemainingLifetime, selT), legend: "{{le}}"}}},
 	}
 	sampler := []panel{
-		{kind: timeSeries, title: "TTL sampler read cost per hour", unit: "suffix: RCU/h", width: 8,
+		{kind: timeSeries, title: "TTL sampler read cost per hour (RCU)", unit: unitCount, width: 8,
 			description: "Read capacity units the TTL sampler's Scan calls consumed on the table in the last hour, as DynamoDB reported them: the cost of watching TTL health.",
 			queries:     []query{{expr: fmt.Sprintf("increase(%s[1h])", sel(c.TTLSamplerConsumedReadUnitsTotal, selT)), legend: "{{table}}"}}},
 		{kind: timeSeries, title: "TTL sampler outcomes per hour", unit: unitCount, width: 8, stack: true,
