@@ -1,4 +1,4 @@
-package main
+package dashboards_test
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ const (
 	faultsReplay  = 3 * time.Hour
 	faultsAccount = "faults"
 	// alertsDir is the alert pack's folder, from this test's package.
-	alertsDir = "alerts"
+	alertsDir = "../alerts"
 )
 
 // replayVars are the values of the dashboard variables a query is proven
