@@ -50,7 +50,7 @@ func capacityReport(ctx context.Context, app *exporter.App, table, format string
 	if table != "" {
 		s.Tables = func(name string) bool { return name == table }
 	}
-	c := collectors.NewCapacity(app.Targets, app.Inventory, s, logger.With("collector", "capacity"))
+	c := collectors.NewCapacity(collectors.Deps{Targets: app.Targets, Inventory: app.Inventory, Logger: logger}, s)
 	runErr := c.Run(ctx, app.Clock.Now())
 	reports := c.Reports()
 	if len(reports) == 0 {
