@@ -15,6 +15,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exposition"
 )
 
 // App is a fully wired exporter: targets, collectors, scheduler and registry.
@@ -43,10 +44,10 @@ type App struct {
 // (nor re-encoded on every publish) for the app's sake.
 type publisher struct {
 	mu sync.Mutex
-	xs []weak.Pointer[Exposition]
+	xs []weak.Pointer[exposition.Cache]
 }
 
-func (p *publisher) add(x *Exposition) {
+func (p *publisher) add(x *exposition.Cache) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.xs = append(p.xs, weak.Make(x))
@@ -56,7 +57,7 @@ func (p *publisher) add(x *Exposition) {
 func (p *publisher) publish() {
 	p.mu.Lock()
 	alive := p.xs[:0]
-	var xs []*Exposition
+	var xs []*exposition.Cache
 	for _, w := range p.xs {
 		if x := w.Value(); x != nil {
 			alive = append(alive, w)

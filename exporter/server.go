@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/exposition"
 	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 )
 
@@ -31,13 +32,21 @@ func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger
 }
 
 // Handler returns the HTTP handler of the app: the metrics at
-// telemetryPath, served from the Exposition cache (the collectors'
+// telemetryPath, served from the exposition cache (the collectors'
 // snapshots are encoded in the background once per published snapshot and
 // format in use; every scheduler run announces its snapshot), and at the root a
 // landing page that links the metrics and shows the fleet summary (the
 // largest monthly saving first).
 func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, error) {
-	x, err := NewExposition(a.exporter, a.Registry, a.runtimeMetrics, logger)
+	sources := make([]exposition.Source, len(a.exporter.collectors))
+	for i, c := range a.exporter.collectors {
+		sources[i] = c
+	}
+	live := []prometheus.Collector{liveCollector{a.exporter}}
+	if a.runtimeMetrics {
+		live = append(live, runtimeCollectors()...)
+	}
+	x, err := exposition.New(sources, live, a.Registry, logger)
 	if err != nil {
 		return nil, fmt.Errorf("building the exposition: %w", err)
 	}
