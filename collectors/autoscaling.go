@@ -6,9 +6,7 @@ package collectors
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -28,13 +26,16 @@ import (
 type AutoScaling struct {
 	targets   []*awsclient.Target
 	inventory *Inventory
-	logger    *slog.Logger
 	snap      targetSnapshot
 }
 
+// AutoScalingSettings tune the auto-scaling collector. It has none yet:
+// the type keeps its constructor in the shape of the others.
+type AutoScalingSettings struct{}
+
 // NewAutoScaling returns the auto-scaling collector.
-func NewAutoScaling(targets []*awsclient.Target, inv *Inventory, logger *slog.Logger) *AutoScaling {
-	return &AutoScaling{targets: targets, inventory: inv, logger: logger}
+func NewAutoScaling(deps Deps, _ AutoScalingSettings) *AutoScaling {
+	return &AutoScaling{targets: deps.Targets, inventory: deps.Inventory}
 }
 
 // Name implements Collector.
@@ -78,17 +79,13 @@ func ParseScalingResource(resourceID string, dim aastypes.ScalableDimension) (Sc
 // Targets are read concurrently, and each one's figures are published as
 // soon as it is done: a region that hangs delays no other.
 func (c *AutoScaling) Run(ctx context.Context, _ time.Time) error {
-	errs := make([]error, len(c.targets))
-	eachTargetAtOnce(c.targets, func(i int, t *awsclient.Target) {
-		tm, err := c.collectTarget(ctx, t)
+	return eachTarget(c.targets, maxTargetsInFlight, &c.snap, func(_ int, t *awsclient.Target) ([]prometheus.Metric, error) {
+		ms, err := c.collectTarget(ctx, t)
 		if err != nil {
-			errs[i] = forTarget(t, err)
-			c.logger.Warn("reading auto-scaling settings failed; keeping the previous ones", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
-			tm = c.keepMonitored(t, c.snap.previous(t))
+			ms = c.keepMonitored(t, c.snap.previous(t))
 		}
-		c.snap.publish(c.targets, t, tm)
+		return ms, err
 	})
-	return errors.Join(errs...)
 }
 
 // monitored returns the names of the target's monitored tables.

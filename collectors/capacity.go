@@ -122,7 +122,7 @@ type HourlyHistory struct {
 const chartHours = 30 * 24
 
 // NewCapacity returns the capacity collector.
-func NewCapacity(targets []*awsclient.Target, inv *Inventory, s CapacitySettings, logger *slog.Logger) *Capacity {
+func NewCapacity(deps Deps, s CapacitySettings) *Capacity {
 	if s.History < week {
 		s.History = week
 	}
@@ -132,8 +132,10 @@ func NewCapacity(targets []*awsclient.Target, inv *Inventory, s CapacitySettings
 	if s.SurgeFactor <= 1 {
 		s.SurgeFactor = 3
 	}
-	return &Capacity{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*capacityState{},
-		fetcher: newHistoryFetcher(s.Fetch, logger)}
+	c := &Capacity{targets: deps.Targets, inventory: deps.Inventory, settings: s, state: map[string]*capacityState{}}
+	c.logger = deps.logger(c.Name())
+	c.fetcher = newHistoryFetcher(s.Fetch, c.logger)
+	return c
 }
 
 // Name implements Collector.
@@ -238,25 +240,17 @@ func historyKeys(tb *Table) []historyKey {
 func (c *Capacity) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	states := make([]*capacityState, len(c.targets))
-	for i, t := range c.targets {
-		st := c.state[t.Key()]
-		if st == nil {
-			st = &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
-			c.state[t.Key()] = st
-		}
-		states[i] = st
-	}
+	states := targetStates(c.targets, c.state, func() *capacityState {
+		return &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
+	})
 	// Targets run concurrently (each its own state, its own GetMetricData
 	// quota: CloudWatch's is per account and Region), and each one's
 	// figures are published as soon as it is done: a region that hangs or
 	// fetches a long first history delays no other.
-	errs := make([]error, len(c.targets))
-	eachTargetAtOnce(c.targets, func(i int, t *awsclient.Target) {
-		errs[i] = forTarget(t, c.runTarget(ctx, t, states[i], now))
-		c.snap.publish(c.targets, t, states[i].metrics())
+	return eachTarget(c.targets, maxTargetsInFlight, &c.snap, func(i int, t *awsclient.Target) ([]prometheus.Metric, error) {
+		err := c.runTarget(ctx, t, states[i], now)
+		return states[i].metrics(), err
 	})
-	return errors.Join(errs...)
 }
 
 func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capacityState, now time.Time) error {
@@ -267,9 +261,8 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	// The auto-scaling settings come first: a what-if whose settings changed
 	// starts again from a new fetch of its history.
 	if scaling, err := readScaling(ctx, t); err != nil {
+		// The what-if uses the last known settings.
 		errs = append(errs, fmt.Errorf("cost what-if: %w", err))
-		c.logger.Warn("reading auto-scaling settings for the cost what-if failed; using the last known ones", "account", t.Account, "region", t.Region,
-			"error_code", awsclient.ErrorCode(err), "err", err)
 	} else {
 		st.scaling = scaling
 	}
@@ -493,9 +486,10 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	}
 	if err := r.Mode.Validate(); err != nil {
 		// A billing mode this exporter does not know (AWS added one): the
-		// what-if cannot price it. Counted as a collector error every run
-		// (dynamodb_exporter_collector_errors_total), shown by capacity
-		// report, logged once per table and mode.
+		// what-if cannot price it. Returned as an error every run (counted
+		// in dynamodb_exporter_collector_errors_total, logged by the
+		// scheduler), shown by capacity report, and noticed once per table
+		// and mode here, with what it skips.
 		r.Err = err
 		if k := tb.Name + "\x00" + string(r.Mode); !st.warned[k] {
 			st.warned[k] = true

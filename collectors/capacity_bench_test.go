@@ -68,7 +68,7 @@ func benchTable(name string) *Table {
 // the 90-day history of tables (first cycle at benchEnd done).
 func benchCollector(tb testing.TB, tables ...*Table) (*Capacity, *awsclient.Target, *capacityState) {
 	tb.Helper()
-	c := NewCapacity(nil, nil, CapacitySettings{History: 90 * day, ScaleOutDelay: 5 * time.Minute}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := NewCapacity(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, CapacitySettings{History: 90 * day, ScaleOutDelay: 5 * time.Minute})
 	target := &awsclient.Target{Account: "acct", Region: "us-east-1"}
 	st := &capacityState{hist: map[historyKey]*history{}, warned: map[string]bool{}}
 	b := boundsAt(benchEnd, 90*day)

@@ -58,7 +58,7 @@ func TestChartOnDemandEqualsStored(t *testing.T) {
 	prov.Description.ProvisionedThroughput = &types.ProvisionedThroughputDescription{ReadCapacityUnits: aws.Int64(400), WriteCapacityUnits: aws.Int64(150)}
 	tables := []*Table{benchTable("old"), prov, young}
 
-	c := NewCapacity(nil, nil, CapacitySettings{History: 90 * day, ScaleOutDelay: 5 * time.Minute}, slog.New(slog.DiscardHandler))
+	c := NewCapacity(Deps{Logger: slog.New(slog.DiscardHandler)}, CapacitySettings{History: 90 * day, ScaleOutDelay: 5 * time.Minute})
 	target := &awsclient.Target{Account: "acct", Region: "us-east-1"}
 	c.targets = []*awsclient.Target{target}
 	st := &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
@@ -200,7 +200,7 @@ func TestForgottenHoursAreNotRead(t *testing.T) {
 		target := &awsclient.Target{Account: "acct", Region: "us-east-1"}
 		var runs [2]run
 		for i := range runs {
-			c := NewCapacity([]*awsclient.Target{target}, nil, CapacitySettings{History: span, ScaleOutDelay: 5 * time.Minute}, slog.New(slog.DiscardHandler))
+			c := NewCapacity(Deps{Targets: []*awsclient.Target{target}, Logger: slog.New(slog.DiscardHandler)}, CapacitySettings{History: span, ScaleOutDelay: 5 * time.Minute})
 			st := &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
 			c.state[target.Key()] = st
 			runs[i] = run{c, st}

@@ -455,7 +455,6 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 
 	var (
 		done, throttledInRow, throttles, canceled int
-		loggedCodes                               = map[string]bool{}
 		ticker                                    = time.NewTicker(s.ProgressEvery)
 		nextQuarter                               = 1
 	)
@@ -496,13 +495,8 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 			if ctx.Err() != nil && errors.Is(o.err, ctx.Err()) {
 				canceled++
 			} else {
+				// Fetched again next run.
 				errs = append(errs, o.err)
-				code := awsclient.ErrorCode(o.err)
-				if !loggedCodes[code] {
-					loggedCodes[code] = true
-					log.Warn("fetching capacity history failed; it will be fetched again next run (further failures with this code are counted, not logged)",
-						"queries", len(j.batch), "throttles", j.throttles, "error_code", code, "err", o.err)
-				}
 			}
 			for _, q := range j.batch {
 				failed[q.key] = true

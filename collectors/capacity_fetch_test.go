@@ -152,10 +152,10 @@ func discovered(t *testing.T, targets ...*awsclient.Target) *collectors.Inventor
 	inv := collectors.NewInventory()
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
-	if err := collectors.NewDiscovery(targets, config.TableFilter{}, config.Shard{}, inv, log).Run(ctx, time.Now()); err != nil {
+	if err := collectors.NewDiscovery(collectors.Deps{Targets: targets, Inventory: inv, Logger: log}, collectors.DiscoverySettings{}).Run(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := collectors.NewTables(targets, config.TableFilter{}, inv, 8, log).Run(ctx, time.Now()); err != nil {
+	if err := collectors.NewTables(collectors.Deps{Targets: targets, Inventory: inv, Logger: log}, collectors.TablesSettings{Concurrency: 8}).Run(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return inv
@@ -264,8 +264,7 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 	now := time.Now()
 
 	// Reference: one request at a time, no latency.
-	ref := collectors.NewCapacity([]*awsclient.Target{target}, inv,
-		capacitySettings(collectors.FetchSettings{Concurrency: 1, RequestsPerSecond: 1000}), slog.New(slog.DiscardHandler))
+	ref := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, capacitySettings(collectors.FetchSettings{Concurrency: 1, RequestsPerSecond: 1000}))
 	sim.ResetRequests()
 	if err := ref.Run(ctx, now); err != nil {
 		t.Fatal(err)
@@ -280,9 +279,7 @@ func TestCapacityFirstFetchIsConcurrentWithinTheRate(t *testing.T) {
 	sim.ResetRequests()
 	sends.reset()
 	var logs syncBuffer
-	c := collectors.NewCapacity([]*awsclient.Target{target}, inv,
-		capacitySettings(collectors.FetchSettings{Concurrency: 16, RequestsPerSecond: rate, ProgressEvery: 500 * time.Millisecond}),
-		slog.New(slog.NewTextHandler(&logs, nil)))
+	c := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, capacitySettings(collectors.FetchSettings{Concurrency: 16, RequestsPerSecond: rate, ProgressEvery: 500 * time.Millisecond}))
 
 	// Watch the self-metrics while the fetch runs.
 	var (
@@ -401,7 +398,7 @@ func TestCapacityFetchThrottlingLosesNoTable(t *testing.T) {
 	// Both runs derive at the same time: the figures depend on it.
 	now := time.Now()
 	settings := capacitySettings(collectors.FetchSettings{Concurrency: 4, RequestsPerSecond: 1000, ThrottleBackoff: 10 * time.Millisecond})
-	ref := collectors.NewCapacity([]*awsclient.Target{target}, inv, settings, slog.New(slog.DiscardHandler))
+	ref := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, settings)
 	if err := ref.Run(ctx, now); err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +406,7 @@ func TestCapacityFetchThrottlingLosesNoTable(t *testing.T) {
 
 	const throttles = 6
 	sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Error: awssim.ErrThrottling, Times: throttles})
-	c := collectors.NewCapacity([]*awsclient.Target{target}, inv, settings, slog.New(slog.DiscardHandler))
+	c := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, settings)
 	if err := c.Run(ctx, now); err != nil {
 		t.Fatalf("throttled fetch: %v", err)
 	}
@@ -437,8 +434,7 @@ func TestCapacityFetchOneTableFailingStopsNoOther(t *testing.T) {
 	target := fetchTarget(t, url, "us-east-1", 1)
 	inv := discovered(t, target)
 	sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Table: "t-0003", Error: awssim.ErrAccessDenied})
-	c := collectors.NewCapacity([]*awsclient.Target{target}, inv,
-		capacitySettings(collectors.FetchSettings{Concurrency: 4, RequestsPerSecond: 1000}), slog.New(slog.DiscardHandler))
+	c := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, capacitySettings(collectors.FetchSettings{Concurrency: 4, RequestsPerSecond: 1000}))
 	err := c.Run(context.Background(), time.Now())
 	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
 		t.Fatalf("err = %v, want the AccessDenied of the failing requests", err)
@@ -478,8 +474,7 @@ func TestCapacityFetchHonoursCancellation(t *testing.T) {
 	target := fetchTarget(t, url, "us-east-1", 0)
 	inv := discovered(t, target)
 	sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Delay: 300 * time.Millisecond})
-	c := collectors.NewCapacity([]*awsclient.Target{target}, inv,
-		capacitySettings(collectors.FetchSettings{Concurrency: 2, RequestsPerSecond: 2}), slog.New(slog.DiscardHandler))
+	c := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, capacitySettings(collectors.FetchSettings{Concurrency: 2, RequestsPerSecond: 2}))
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
 	start := time.Now()

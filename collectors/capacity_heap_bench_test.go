@@ -64,7 +64,7 @@ func newScenarioAccount(tb testing.TB, scenario string, start time.Time) *heapAc
 		CloudWatch: cloudwatch.NewFromConfig(cfg), AutoScaling: applicationautoscaling.NewFromConfig(cfg)}
 	a := &heapAccount{clk: clk, srv: srv, target: target, inv: NewInventory()}
 	targets := []*awsclient.Target{target}
-	if err := NewDiscovery(targets, config.TableFilter{}, config.Shard{}, a.inv, slog.New(slog.DiscardHandler)).Run(context.Background(), start); err != nil {
+	if err := NewDiscovery(Deps{Targets: targets, Inventory: a.inv, Logger: slog.New(slog.DiscardHandler)}, DiscoverySettings{}).Run(context.Background(), start); err != nil {
 		tb.Fatal(err)
 	}
 	a.refreshTables(tb)
@@ -75,7 +75,7 @@ func newScenarioAccount(tb testing.TB, scenario string, start time.Time) *heapAc
 // collector's run) at the clock's time.
 func (a *heapAccount) refreshTables(tb testing.TB) {
 	tb.Helper()
-	if err := NewTables([]*awsclient.Target{a.target}, config.TableFilter{}, a.inv, 8, slog.New(slog.DiscardHandler)).Run(context.Background(), a.clk.Now()); err != nil {
+	if err := NewTables(Deps{Targets: []*awsclient.Target{a.target}, Inventory: a.inv, Logger: slog.New(slog.DiscardHandler)}, TablesSettings{Concurrency: 8}).Run(context.Background(), a.clk.Now()); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -85,14 +85,14 @@ func (a *heapAccount) refreshTables(tb testing.TB) {
 func (a *heapAccount) collector() *Capacity {
 	d := capacity.DefaultAutoScaling()
 	d.ScaleOutDelay = config.DefaultCapacityScaleOutDelay
-	return NewCapacity([]*awsclient.Target{a.target}, a.inv, CapacitySettings{
+	return NewCapacity(Deps{Targets: []*awsclient.Target{a.target}, Inventory: a.inv, Logger: slog.New(slog.DiscardHandler)}, CapacitySettings{
 		Delay: config.DefaultCapacityDelay, History: config.DefaultCapacityHistory,
 		PeakPercentile: config.DefaultCapacityPeakPercentile, SurgeFactor: config.DefaultCapacitySurgeFactor,
 		ScaleOutDelay: config.DefaultCapacityScaleOutDelay,
 		Options: capacity.Options{MinMonthlySaving: config.DefaultCapacityMinMonthlySaving, MinRequestRate: config.DefaultCapacityMinRequestRate,
 			MaxThrottledRatio: config.DefaultCapacityMaxThrottledRatio, DefaultAutoScaling: &d},
 		Fetch: FetchSettings{Concurrency: 4, RequestsPerSecond: 1e6},
-	}, slog.New(slog.DiscardHandler))
+	})
 }
 
 // liveHeap returns the heap in use after a full collection.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
-	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -28,7 +27,7 @@ func TestCapacityRecreatedTableStartsAfresh(t *testing.T) {
 	ctx := context.Background()
 	settings := capacitySettings(collectors.FetchSettings{Concurrency: 4, RequestsPerSecond: 1000})
 	now := time.Now()
-	c := collectors.NewCapacity([]*awsclient.Target{target}, inv, settings, slog.New(slog.DiscardHandler))
+	c := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, settings)
 	if err := c.Run(ctx, now); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +43,7 @@ func TestCapacityRecreatedTableStartsAfresh(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := collectors.NewTables([]*awsclient.Target{target}, config.TableFilter{}, inv, 8, slog.New(slog.DiscardHandler)).Run(ctx, time.Now()); err != nil {
+	if err := collectors.NewTables(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, collectors.TablesSettings{Concurrency: 8}).Run(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -53,7 +52,7 @@ func TestCapacityRecreatedTableStartsAfresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := figures(t, withLive(c))
-	ref := collectors.NewCapacity([]*awsclient.Target{target}, inv, settings, slog.New(slog.DiscardHandler))
+	ref := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, settings)
 	if err := ref.Run(ctx, later); err != nil {
 		t.Fatal(err)
 	}

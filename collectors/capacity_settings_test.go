@@ -62,7 +62,7 @@ func TestWhatIfSettingsChangeStartsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	inv.SetTables(target.Key(), []*Table{{Name: "prov", Description: desc.Table}})
-	c := NewCapacity([]*awsclient.Target{target}, inv, CapacitySettings{Delay: 3 * time.Minute, History: 90 * day, ScaleOutDelay: 5 * time.Minute}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := NewCapacity(Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, CapacitySettings{Delay: 3 * time.Minute, History: 90 * day, ScaleOutDelay: 5 * time.Minute})
 	run := func(at time.Time) (*history, *whatIf) {
 		t.Helper()
 		if err := c.Run(context.Background(), at); err != nil {

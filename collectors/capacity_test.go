@@ -23,7 +23,7 @@ func TestCapacityUnknownBillingModeIsCounted(t *testing.T) {
 	end := time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
 	b := boundsAt(end, 90*day)
 	var logs bytes.Buffer
-	c := NewCapacity(nil, nil, CapacitySettings{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	c := NewCapacity(Deps{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, CapacitySettings{})
 	target := &awsclient.Target{Account: "acct", Region: "us-east-1"}
 	st := &capacityState{hist: map[historyKey]*history{}, warned: map[string]bool{}}
 	table := func(name string, mode types.BillingMode) *Table {

@@ -352,14 +352,14 @@ type CloudWatch struct {
 	inventory *Inventory
 	settings  CloudWatchSettings
 	logger    *slog.Logger
-	snap      snapshot
+	snap      targetSnapshot
 
 	mu    sync.Mutex
 	state map[string]*targetState
 }
 
 // NewCloudWatch returns the CloudWatch collector.
-func NewCloudWatch(targets []*awsclient.Target, inv *Inventory, s CloudWatchSettings, logger *slog.Logger) *CloudWatch {
+func NewCloudWatch(deps Deps, s CloudWatchSettings) *CloudWatch {
 	if s.Interval < period {
 		s.Interval = period
 	}
@@ -369,7 +369,9 @@ func NewCloudWatch(targets []*awsclient.Target, inv *Inventory, s CloudWatchSett
 	if s.MaxCatchUp < s.SlowInterval {
 		s.MaxCatchUp = s.SlowInterval
 	}
-	return &CloudWatch{targets: targets, inventory: inv, settings: s, logger: logger, state: map[string]*targetState{}}
+	c := &CloudWatch{targets: deps.Targets, inventory: deps.Inventory, settings: s, state: map[string]*targetState{}}
+	c.logger = deps.logger(c.Name())
+	return c
 }
 
 // Name implements Collector.
@@ -378,19 +380,21 @@ func (c *CloudWatch) Name() string { return "cloudwatch" }
 // Metrics implements Collector.
 func (c *CloudWatch) Metrics() []prometheus.Metric { return c.snap.Metrics() }
 
-// Run implements Collector.
+// Run implements Collector. Every target runs at once (each account and
+// region has its own CloudWatch quota), and each one's figures are
+// published as soon as it is done: a region whose calls hang for the
+// whole run leaves the others their data.
 func (c *CloudWatch) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	end := now.Add(-c.settings.Delay).Truncate(period)
-	ms, err := eachTargetConcurrently(c.targets, c.state,
-		func() *targetState {
-			return &targetState{series: map[seriesKey]*seriesState{}, modeSeen: map[string]time.Time{}}
-		},
-		func(t *awsclient.Target, st *targetState) error { return c.runTarget(ctx, t, st, end) },
-		func(t *awsclient.Target, st *targetState) []prometheus.Metric { return st.metrics(t) })
-	c.snap.store(ms)
-	return err
+	states := targetStates(c.targets, c.state, func() *targetState {
+		return &targetState{series: map[seriesKey]*seriesState{}, modeSeen: map[string]time.Time{}}
+	})
+	return eachTarget(c.targets, len(c.targets), &c.snap, func(i int, t *awsclient.Target) ([]prometheus.Metric, error) {
+		err := c.runTarget(ctx, t, states[i], end)
+		return states[i].metrics(t), err
+	})
 }
 
 // PlanTarget lists the target's metrics and returns what a cycle would
@@ -408,7 +412,7 @@ func (c *CloudWatch) PlanTarget(ctx context.Context, t *awsclient.Target) (Plan,
 func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *targetState, end time.Time) error {
 	listed, _, err := listActive(ctx, t.CloudWatch)
 	if err != nil {
-		c.logger.Warn("listing CloudWatch metrics failed; keeping the previous values", "account", t.Account, "region", t.Region, "error_code", awsclient.ErrorCode(err), "err", err)
+		// The previous values stay.
 		return fmt.Errorf("listing CloudWatch metrics in %s: %w", t.Key(), err)
 	}
 	tables := c.inventory.Tables(t.Key())
@@ -474,8 +478,8 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 		for lo := 0; lo < len(keys); lo += MaxQueriesPerRequest {
 			hi := min(lo+MaxQueriesPerRequest, len(keys))
 			if err := c.fetch(ctx, t, st, keys[lo:hi], from, start, end); err != nil {
+				// The window is fetched again next cycle.
 				errs = append(errs, err)
-				c.logger.Warn("GetMetricData failed; the window will be fetched again next cycle", "account", t.Account, "region", t.Region, "queries", hi-lo, "error_code", awsclient.ErrorCode(err), "err", err)
 			}
 		}
 	}

@@ -1,12 +1,12 @@
-// Package collectors holds one collector per AWS source. Each runs in the
-// background on its own cadence (driven by the exporter's scheduler or by a
-// replay), keeps what it learned, and hands the exporter a snapshot of
-// constant metrics: a scrape never calls AWS.
+// The Collector interface, what every collector is built on (Deps), and
+// the one fan-out over targets (eachTarget) that publishes and attributes
+// each target's figures and errors.
 package collectors
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +27,33 @@ type Collector interface {
 	// Metrics returns the collector's last snapshot.
 	Metrics() []prometheus.Metric
 }
+
+// Deps are what every collector is built on (its constructor's first
+// argument).
+type Deps struct {
+	// Targets are the accounts and regions the collector reads; its
+	// figures are published in their order.
+	Targets []*awsclient.Target
+	// Inventory holds the tables: discovery lists their names, the table
+	// collector describes them, the other collectors read them.
+	Inventory *Inventory
+	// Logger receives what the collector notices that is not a failure
+	// (failures are returned: see the package doc); the collector adds its
+	// name as the collector attribute. Nil discards.
+	Logger *slog.Logger
+}
+
+// logger returns the logger of the collector named name.
+func (d Deps) logger(name string) *slog.Logger {
+	if d.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return d.Logger.With("collector", name)
+}
+
+// maxTargetsInFlight bounds how many accounts and regions the discovery,
+// tables, autoscaling and capacity collectors read at once.
+const maxTargetsInFlight = 8
 
 // LiveReporter is implemented by a collector with figures that move while a
 // run is in progress (the capacity history's first fetch): they are read
@@ -151,57 +178,52 @@ func CountErrors(err error) int {
 	return 1
 }
 
-// eachTarget runs one cycle of a collector that keeps state per target: for
-// every target it fetches (or creates with newState) the target's state,
-// runs run, and collects the state's metrics. It returns the metrics of
-// every target and the errors joined; a failing target keeps serving what
-// its state holds.
-func eachTarget[S any](targets []*awsclient.Target, state map[string]S, newState func() S,
-	run func(*awsclient.Target, S) error, metrics func(*awsclient.Target, S) []prometheus.Metric) ([]prometheus.Metric, error) {
-	var errs []error
-	var ms []prometheus.Metric
-	for _, t := range targets {
+// targetStates returns the state of every target, in the targets' order,
+// creating with newState the state of a target state does not hold yet.
+// Call it before eachTarget, under the collector's lock: the runs then
+// touch their own target's state only.
+func targetStates[S any](targets []*awsclient.Target, state map[string]S, newState func() S) []S {
+	out := make([]S, len(targets))
+	for i, t := range targets {
 		st, ok := state[t.Key()]
 		if !ok {
 			st = newState()
 			state[t.Key()] = st
 		}
-		if err := run(t, st); err != nil {
-			errs = append(errs, forTarget(t, err))
-		}
-		ms = append(ms, metrics(t, st)...)
+		out[i] = st
 	}
-	return ms, errors.Join(errs...)
+	return out
 }
 
-// eachTargetConcurrently is eachTarget with every target's run in its own
-// goroutine, so that a region whose calls hang does not use up the run's
-// time of the regions after it. run must only touch its own target's
-// state. Metrics and errors keep the targets' order.
-func eachTargetConcurrently[S any](targets []*awsclient.Target, state map[string]S, newState func() S,
-	run func(*awsclient.Target, S) error, metrics func(*awsclient.Target, S) []prometheus.Metric) ([]prometheus.Metric, error) {
-	states := make([]S, len(targets))
-	for i, t := range targets {
-		st, ok := state[t.Key()]
-		if !ok {
-			st = newState()
-			state[t.Key()] = st
-		}
-		states[i] = st
-	}
+// eachTarget is the one fan-out of every collector: it calls run for every
+// target (i its index), up to limit targets at a time, started in the
+// targets' order (a limit of 1 runs them one after the other), and returns
+// when every run has. As soon as a target's run returns, the metrics it
+// returned are published to snap (nil for a collector that emits none):
+// a target that fails returns what it keeps serving, and a target that
+// hangs holds back no other. Each error is attributed to its target
+// (TargetError); they are returned joined, in the targets' order, and not
+// logged (the package doc says where they are). run must touch only its
+// own target's state, or lock.
+func eachTarget(targets []*awsclient.Target, limit int, snap *targetSnapshot,
+	run func(i int, t *awsclient.Target) ([]prometheus.Metric, error)) error {
+	limit = max(limit, 1)
 	errs := make([]error, len(targets))
+	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
 	for i, t := range targets {
+		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = forTarget(t, run(t, states[i]))
+			defer func() { <-sem }()
+			ms, err := run(i, t)
+			errs[i] = forTarget(t, err)
+			if snap != nil {
+				snap.publish(targets, t, ms)
+			}
 		}()
 	}
 	wg.Wait()
-	var ms []prometheus.Metric
-	for i, t := range targets {
-		ms = append(ms, metrics(t, states[i])...)
-	}
-	return ms, errors.Join(errs...)
+	return errors.Join(errs...)
 }

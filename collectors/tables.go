@@ -21,23 +21,32 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 )
 
+// TablesSettings tune the table-facts collector.
+type TablesSettings struct {
+	// Filter selects the tables by tags (discovery has applied the name
+	// patterns).
+	Filter config.TableFilter
+	// Concurrency bounds how many tables of a target are described at
+	// once (raised to 1 when lower).
+	Concurrency int
+}
+
 // Tables describes every discovered table, applies the tag filters, publishes
 // the monitored tables to the inventory and emits the table facts.
 type Tables struct {
-	targets     []*awsclient.Target
-	filter      config.TableFilter
-	inventory   *Inventory
-	concurrency int
-	logger      *slog.Logger
-	snap        targetSnapshot
+	targets   []*awsclient.Target
+	settings  TablesSettings
+	inventory *Inventory
+	logger    *slog.Logger
+	snap      targetSnapshot
 }
 
 // NewTables returns the table-facts collector.
-func NewTables(targets []*awsclient.Target, filter config.TableFilter, inv *Inventory, concurrency int, logger *slog.Logger) *Tables {
-	if concurrency < 1 {
-		concurrency = 1
-	}
-	return &Tables{targets: targets, filter: filter, inventory: inv, concurrency: concurrency, logger: logger}
+func NewTables(deps Deps, s TablesSettings) *Tables {
+	s.Concurrency = max(s.Concurrency, 1)
+	c := &Tables{targets: deps.Targets, settings: s, inventory: deps.Inventory}
+	c.logger = deps.logger(c.Name())
+	return c
 }
 
 // Name implements Collector.
@@ -51,26 +60,24 @@ func (c *Tables) Metrics() []prometheus.Metric { return c.snap.Metrics() }
 // read concurrently, and each one's figures are published as soon as it is
 // done: a region that hangs delays no other.
 func (c *Tables) Run(ctx context.Context, _ time.Time) error {
-	errs := make([]error, len(c.targets))
-	eachTargetAtOnce(c.targets, func(i int, t *awsclient.Target) {
+	return eachTarget(c.targets, maxTargetsInFlight, &c.snap, func(_ int, t *awsclient.Target) ([]prometheus.Metric, error) {
 		if !c.inventory.KnowsNames(t.Key()) {
-			// Discovery has never succeeded here; its own error says why.
-			return
+			// Discovery has never succeeded here (its own error says
+			// why), so nothing was ever published for the target.
+			return nil, nil
 		}
 		previous := map[string]*Table{}
 		for _, tb := range c.inventory.Tables(t.Key()) {
 			previous[tb.Name] = tb
 		}
 		tables, err := c.describeAll(ctx, t, c.inventory.Names(t.Key()), previous)
-		errs[i] = forTarget(t, err)
 		c.inventory.SetTables(t.Key(), tables)
 		ms := []prometheus.Metric{catalogue.MustMetric(catalogue.ExporterTables, float64(len(tables)), t.Account, t.Region)}
 		for _, tb := range tables {
 			ms = append(ms, tableMetrics(t, tb)...)
 		}
-		c.snap.publish(c.targets, t, ms)
+		return ms, err
 	})
-	return errors.Join(errs...)
 }
 
 func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []string, previous map[string]*Table) ([]*Table, error) {
@@ -79,7 +86,7 @@ func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []s
 		wg     sync.WaitGroup
 		errs   []error
 		tables []*Table
-		sem    = make(chan struct{}, c.concurrency)
+		sem    = make(chan struct{}, c.settings.Concurrency)
 	)
 	for _, name := range names {
 		wg.Add(1)
@@ -91,8 +98,8 @@ func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []s
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
+				// The table keeps what was known (below).
 				errs = append(errs, err)
-				c.logger.Warn("describing table failed; keeping what was known", "account", t.Account, "region", t.Region, "table", name, "error_code", awsclient.ErrorCode(err), "err", err)
 			}
 			switch {
 			case gone:
@@ -101,7 +108,7 @@ func (c *Tables) describeAll(ctx context.Context, t *awsclient.Target, names []s
 				if old, ok := previous[name]; ok {
 					tables = append(tables, old)
 				}
-			case c.filter.Selects(name, tb.Tags):
+			case c.settings.Filter.Selects(name, tb.Tags):
 				tables = append(tables, tb)
 			}
 		}()
@@ -137,7 +144,7 @@ func (c *Tables) describe(ctx context.Context, t *awsclient.Target, name string,
 			tb.TTL = old.TTL
 		}
 	}
-	if c.filter.NeedsTags() && out.Table.TableArn != nil {
+	if c.settings.Filter.NeedsTags() && out.Table.TableArn != nil {
 		tags, err := listTags(ctx, t.DynamoDB, out.Table.TableArn)
 		if err != nil {
 			// Without tags the filters cannot be applied: keep the last decision.

@@ -13,7 +13,6 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
-	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -57,10 +56,10 @@ func TestSlowRegionDelaysNoOther(t *testing.T) {
 
 	log := slog.New(slog.DiscardHandler)
 	fresh := collectors.NewInventory()
-	discovery := collectors.NewDiscovery(targets, config.TableFilter{}, config.Shard{}, fresh, log)
-	tables := collectors.NewTables(targets, config.TableFilter{}, inv, 4, log)
-	autoscaling := collectors.NewAutoScaling(targets, inv, log)
-	capacity := collectors.NewCapacity(targets, inv, capacitySettings(collectors.FetchSettings{Concurrency: 4, RequestsPerSecond: 1000}), log)
+	discovery := collectors.NewDiscovery(collectors.Deps{Targets: targets, Inventory: fresh, Logger: log}, collectors.DiscoverySettings{})
+	tables := collectors.NewTables(collectors.Deps{Targets: targets, Inventory: inv, Logger: log}, collectors.TablesSettings{Concurrency: 4})
+	autoscaling := collectors.NewAutoScaling(collectors.Deps{Targets: targets, Inventory: inv, Logger: log}, collectors.AutoScalingSettings{})
+	capacity := collectors.NewCapacity(collectors.Deps{Targets: targets, Inventory: inv, Logger: log}, capacitySettings(collectors.FetchSettings{Concurrency: 4, RequestsPerSecond: 1000}))
 	cases := []struct {
 		name  string
 		c     collectors.Collector

@@ -62,7 +62,7 @@ type TTL struct {
 	settings  TTLSettings
 	logger    *slog.Logger
 	rng       *rand.Rand
-	snap      snapshot
+	snap      targetSnapshot
 
 	mu    sync.Mutex
 	state map[string]*ttlTargetState
@@ -146,16 +146,18 @@ const (
 )
 
 // NewTTL returns the TTL health collector.
-func NewTTL(targets []*awsclient.Target, inv *Inventory, s TTLSettings, logger *slog.Logger) *TTL {
+func NewTTL(deps Deps, s TTLSettings) *TTL {
 	seed := s.Seed
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &TTL{
-		targets: targets, inventory: inv, settings: s, logger: logger,
+	c := &TTL{
+		targets: deps.Targets, inventory: deps.Inventory, settings: s,
 		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		state: map[string]*ttlTargetState{},
 	}
+	c.logger = deps.logger(c.Name())
+	return c
 }
 
 // Name implements Collector.
@@ -177,18 +179,20 @@ func TTLAttribute(tb *Table, configured map[string]string) (string, bool) {
 }
 
 // Run implements Collector: for every target, sample the due tables in
-// round-robin order within the run's share of the hourly budget.
+// round-robin order within the run's share of the hourly budget. The
+// targets run one after the other (they share the random source that
+// picks the segments, so that a seed reproduces a run), and each one's
+// figures are published as soon as it is done.
 func (c *TTL) Run(ctx context.Context, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ms, err := eachTarget(c.targets, c.state,
-		func() *ttlTargetState {
-			return &ttlTargetState{tables: map[string]*ttlTableState{}, outcomes: map[string]float64{}}
-		},
-		func(t *awsclient.Target, st *ttlTargetState) error { return c.runTarget(ctx, t, st, now) },
-		func(t *awsclient.Target, st *ttlTargetState) []prometheus.Metric { return st.metrics(t) })
-	c.snap.store(ms)
-	return err
+	states := targetStates(c.targets, c.state, func() *ttlTargetState {
+		return &ttlTargetState{tables: map[string]*ttlTableState{}, outcomes: map[string]float64{}}
+	})
+	return eachTarget(c.targets, 1, &c.snap, func(i int, t *awsclient.Target) ([]prometheus.Metric, error) {
+		err := c.runTarget(ctx, t, states[i], now)
+		return states[i].metrics(t), err
+	})
 }
 
 func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetState, now time.Time) error {
@@ -271,8 +275,7 @@ func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetS
 		if err != nil {
 			st.outcomes[OutcomeError]++
 			ts.failed = now
-			errs = append(errs, err)
-			c.logger.Warn("TTL sample failed", "account", t.Account, "region", t.Region, "table", e.table.Name, "error_code", awsclient.ErrorCode(err), "err", err)
+			errs = append(errs, fmt.Errorf("TTL sample of table %s in %s: %w", e.table.Name, t.Key(), err))
 			continue
 		}
 		if res.SizeUnknown {

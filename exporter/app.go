@@ -16,6 +16,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exposition"
 )
 
 // App is a fully wired exporter: targets, collectors, scheduler and registry.
@@ -44,10 +45,10 @@ type App struct {
 // (nor re-encoded on every publish) for the app's sake.
 type publisher struct {
 	mu sync.Mutex
-	xs []weak.Pointer[Exposition]
+	xs []weak.Pointer[exposition.Cache]
 }
 
-func (p *publisher) add(x *Exposition) {
+func (p *publisher) add(x *exposition.Cache) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.xs = append(p.xs, weak.Make(x))
@@ -57,7 +58,7 @@ func (p *publisher) add(x *Exposition) {
 func (p *publisher) publish() {
 	p.mu.Lock()
 	alive := p.xs[:0]
-	var xs []*Exposition
+	var xs []*exposition.Cache
 	for _, w := range p.xs {
 		if x := w.Value(); x != nil {
 			alive = append(alive, w)
@@ -119,43 +120,24 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 		return nil, fmt.Errorf("building AWS clients: %w", err)
 	}
 	inv := collectors.NewInventory()
-	log := opts.Logger
-	discovery := collectors.NewDiscovery(targets, cfg.Tables, cfg.Shard, inv, log.With("collector", "discovery"))
-	tables := collectors.NewTables(targets, cfg.Tables, inv, cfg.AWS.Concurrency, log.With("collector", "tables"))
+	deps := collectors.Deps{Targets: targets, Inventory: inv, Logger: opts.Logger}
 	jobs := []Job{
-		{discovery, cfg.Collectors.Discovery.Interval.D(), false},
-		{tables, cfg.Collectors.Tables.Interval.D(), false},
+		{collectors.NewDiscovery(deps, collectors.DiscoverySettings{Filter: cfg.Tables, Shard: cfg.Shard}), cfg.Collectors.Discovery.Interval.D(), false},
+		{collectors.NewTables(deps, collectors.TablesSettings{Filter: cfg.Tables, Concurrency: cfg.AWS.Concurrency}), cfg.Collectors.Tables.Interval.D(), false},
 	}
 	if cfg.Collectors.AutoScaling.On() {
-		jobs = append(jobs, Job{collectors.NewAutoScaling(targets, inv, log.With("collector", "autoscaling")), cfg.Collectors.AutoScaling.Interval.D(), false})
+		jobs = append(jobs, Job{collectors.NewAutoScaling(deps, collectors.AutoScalingSettings{}), cfg.Collectors.AutoScaling.Interval.D(), false})
 	}
-	cw := collectors.NewCloudWatch(targets, inv, collectors.CloudWatchSettings{
-		Interval:     cfg.Collectors.CloudWatch.Interval.D(),
-		SlowInterval: cfg.Collectors.CloudWatch.SlowInterval.D(),
-		Delay:        cfg.Collectors.CloudWatch.Delay.D(),
-		MaxCatchUp:   cfg.Collectors.CloudWatch.MaxCatchUp.D(),
-		// Account-level series come from the first shard only.
-		SkipAccountLevel: cfg.Shard.Index > 0,
-	}, log.With("collector", "cloudwatch"))
+	cw := collectors.NewCloudWatch(deps, cloudWatchSettings(cfg))
 	if t := cfg.Collectors.TTL; t.On() {
-		jobs = append(jobs, Job{collectors.NewTTL(targets, inv, collectors.TTLSettings{
-			Interval:       t.Interval.D(),
-			TableInterval:  t.TableInterval.D(),
-			SampleItems:    t.SampleItems,
-			MaxReadRate:    t.MaxReadRate,
-			PerTableSample: t.Budget.PerTableSample,
-			PerHour:        t.Budget.PerHour,
-			Attributes:     t.Attributes,
-			Pace:           opts.TTLPace,
-			Seed:           opts.TTLSeed,
-		}, log.With("collector", "ttl")), t.Interval.D(), true})
+		jobs = append(jobs, Job{collectors.NewTTL(deps, ttlSettings(t, opts)), t.Interval.D(), true})
 	}
 	// Capacity mode: derived gauges and cost what-if from CloudWatch
 	// history; concurrent, so its long first history fetch holds back no
 	// other collector.
 	var capacityCollector *collectors.Capacity
 	if c := cfg.Collectors.Capacity; c.On() {
-		capacityCollector = collectors.NewCapacity(targets, inv, CapacitySettings(c), log.With("collector", "capacity"))
+		capacityCollector = collectors.NewCapacity(deps, CapacitySettings(c))
 		jobs = append(jobs, Job{capacityCollector, c.Interval.D(), true})
 	}
 	// CloudWatch last: the TTL and capacity jobs run alongside it.
@@ -176,7 +158,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	if err != nil {
 		return nil, fmt.Errorf("registering collectors: %w", err)
 	}
-	sched := NewScheduler(jobs, opts.Clock, self, log)
+	sched := NewScheduler(jobs, opts.Clock, self, opts.Logger)
 	sched.SetTargets(targets)
 	return &App{
 		Config:     cfg,
@@ -208,6 +190,35 @@ func mergeEndpoints(dst *config.Endpoints, src config.Endpoints) {
 	}
 	if dst.STS == "" {
 		dst.STS = src.STS
+	}
+}
+
+// cloudWatchSettings converts the collectors.cloudwatch configuration.
+func cloudWatchSettings(cfg *config.Config) collectors.CloudWatchSettings {
+	c := cfg.Collectors.CloudWatch
+	return collectors.CloudWatchSettings{
+		Interval:     c.Interval.D(),
+		SlowInterval: c.SlowInterval.D(),
+		Delay:        c.Delay.D(),
+		MaxCatchUp:   c.MaxCatchUp.D(),
+		// Account-level series come from the first shard only.
+		SkipAccountLevel: cfg.Shard.Index > 0,
+	}
+}
+
+// ttlSettings converts the collectors.ttl configuration and the sampler's
+// options.
+func ttlSettings(t config.TTL, opts Options) collectors.TTLSettings {
+	return collectors.TTLSettings{
+		Interval:       t.Interval.D(),
+		TableInterval:  t.TableInterval.D(),
+		SampleItems:    t.SampleItems,
+		MaxReadRate:    t.MaxReadRate,
+		PerTableSample: t.Budget.PerTableSample,
+		PerHour:        t.Budget.PerHour,
+		Attributes:     t.Attributes,
+		Pace:           opts.TTLPace,
+		Seed:           opts.TTLSeed,
 	}
 }
 

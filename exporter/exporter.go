@@ -1,6 +1,7 @@
 // Package exporter wires the collectors to Prometheus: a registry collector
 // that serves the collectors' last snapshots (a scrape never calls AWS), the
-// background scheduler, the exporter's self-metrics and the HTTP server.
+// background scheduler, the exporter's self-metrics and the HTTP server,
+// which serves /metrics through the exposition cache (package exposition).
 package exporter
 
 import (
@@ -54,6 +55,15 @@ func (e *Exporter) collectSelf(ch chan<- prometheus.Metric) {
 	ch <- catalogue.MustMetric(catalogue.ExporterBuildInfo, 1,
 		version.Version, version.Revision, version.Branch, runtime.Version(), runtime.GOOS, runtime.GOARCH, version.GetTags())
 }
+
+// liveCollector emits the exporter's own metrics (collectSelf), the live
+// part of the exposition cache. It describes nothing, so that they are not
+// checked against descriptors announced in advance (the collectors' live
+// figures vary with the tables).
+type liveCollector struct{ e *Exporter }
+
+func (liveCollector) Describe(chan<- *prometheus.Desc)      {}
+func (l liveCollector) Collect(ch chan<- prometheus.Metric) { l.e.collectSelf(ch) }
 
 // NewRegistry returns a registry holding the exporter and the standard Go
 // and process collectors.

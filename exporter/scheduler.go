@@ -108,6 +108,10 @@ func (s *Scheduler) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// runJob runs one job and handles its outcome: the self-metrics record it
+// (per target), and its errors are logged here, once, in one line; the
+// collectors return their failures and never log them (collectors' package
+// doc).
 func (s *Scheduler) runJob(ctx context.Context, j Job) {
 	name := j.Collector.Name()
 	runCtx := ctx

@@ -69,7 +69,7 @@ func TestServeWithBasicAuthWebConfig(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- exporter.Serve(ctx, l, handler, webCfg, discardLogger()) }()
+	go func() { done <- exporter.ServeAll(ctx, []net.Listener{l}, handler, webCfg, discardLogger()) }()
 	url := "http://" + l.Addr().String() + "/metrics"
 	get := func(user, pass string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, url, nil)

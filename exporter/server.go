@@ -11,33 +11,29 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/exposition"
 	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 )
 
-// Handler returns the HTTP handler: the metrics at telemetryPath and a
-// landing page at the root.
-// Every scrape gathers and encodes the whole registry: App.Handler serves
-// the same metrics from a cache.
-func Handler(reg *prometheus.Registry, telemetryPath string, logger *slog.Logger) (http.Handler, error) {
-	return withLanding(promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelError),
-		EnableOpenMetrics: true,
-		Registry:          reg,
-	}), telemetryPath)
-}
-
 // Handler returns the HTTP handler of the app: the metrics at
-// telemetryPath, served from the Exposition cache (the collectors'
+// telemetryPath, served from the exposition cache (the collectors'
 // snapshots are encoded in the background once per published snapshot and
 // format in use; every scheduler run announces its snapshot), and at the root a
 // landing page that links the metrics and shows the fleet summary (the
 // largest monthly saving first).
 func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, error) {
-	x, err := NewExposition(a.exporter, a.Registry, a.runtimeMetrics, logger)
+	sources := make([]exposition.Source, len(a.exporter.collectors))
+	for i, c := range a.exporter.collectors {
+		sources[i] = c
+	}
+	live := []prometheus.Collector{liveCollector{a.exporter}}
+	if a.runtimeMetrics {
+		live = append(live, runtimeCollectors()...)
+	}
+	x, err := exposition.New(sources, live, a.Registry, logger)
 	if err != nil {
 		return nil, fmt.Errorf("building the exposition: %w", err)
 	}
@@ -66,30 +62,6 @@ func (a *App) Handler(telemetryPath string, logger *slog.Logger) (http.Handler, 
 		_, _ = w.Write(buf.Bytes())
 	})
 	return mux, nil
-}
-
-func withLanding(metrics http.Handler, telemetryPath string) (http.Handler, error) {
-	mux := http.NewServeMux()
-	mux.Handle(telemetryPath, metrics)
-	if telemetryPath != "/" {
-		landing, err := web.NewLandingPage(web.LandingConfig{
-			Name:        "DynamoDB Exporter",
-			Description: "Prometheus exporter for Amazon DynamoDB capacity and TTL health",
-			Version:     version.Info(),
-			Links:       []web.LandingLinks{{Address: telemetryPath, Text: "Metrics"}},
-		})
-		if err != nil {
-			return nil, fmt.Errorf("building the landing page: %w", err)
-		}
-		mux.Handle("/", landing)
-	}
-	return mux, nil
-}
-
-// Serve serves h on l until ctx ends, with the TLS and basic-auth settings of
-// the exporter-toolkit web configuration file when one is given.
-func Serve(ctx context.Context, l net.Listener, h http.Handler, webConfigFile string, logger *slog.Logger) error {
-	return ServeAll(ctx, []net.Listener{l}, h, webConfigFile, logger)
 }
 
 // ServeAll serves h on every listener until ctx ends, each with the TLS and

@@ -1026,7 +1026,7 @@ func TestCollectorRunsNeverOverlap(t *testing.T) {
 	r.srv.ResetRequests()
 	r.srv.ResetPeakInFlight()
 	cfg := r.app.Config
-	discovery := collectors.NewDiscovery(r.app.Targets, cfg.Tables, cfg.Shard, r.app.Inventory, slog.New(slog.DiscardHandler))
+	discovery := collectors.NewDiscovery(collectors.Deps{Targets: r.app.Targets, Inventory: r.app.Inventory, Logger: slog.New(slog.DiscardHandler)}, collectors.DiscoverySettings{Filter: cfg.Tables, Shard: cfg.Shard})
 	runs := []*overlapCounter{{Collector: discovery}, {Collector: r.app.CloudWatch}}
 	sched := exporter.NewScheduler([]exporter.Job{
 		{Collector: runs[0], Interval: 200 * time.Millisecond},

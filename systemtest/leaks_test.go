@@ -171,7 +171,7 @@ collectors:
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := exporter.Handler(app.Registry, "/metrics", logger)
+		h, err := app.Handler("/metrics", logger)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ collectors:
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	delegate := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) })
-	go func() { served <- exporter.Serve(ctx, l, delegate, webCfg, logger) }()
+	go func() { served <- exporter.ServeAll(ctx, []net.Listener{l}, delegate, webCfg, logger) }()
 	defer func() {
 		cancel()
 		if err := <-served; err != nil {

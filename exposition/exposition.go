@@ -1,4 +1,44 @@
-package exporter
+// Package exposition serves /metrics from a cache: the metrics a
+// Prometheus server scrapes are encoded when they change, not on every
+// scrape. It knows nothing of AWS or of the collectors: it serves the
+// snapshots of its sources and the live collectors it is given, beside
+// the full registry that holds the same metrics.
+//
+// What it guarantees:
+//
+//   - What a scrape sees: the same series, HELP, TYPE and family order as
+//     promhttp serving the full registry, in one body. The sources'
+//     snapshots are served as of a complete generation: every source's
+//     last published snapshot, each one whole (never half a cycle), the
+//     previous generation while a new one is encoded; the live part is
+//     gathered on every scrape.
+//   - Formats: the text format (0.0.4), OpenMetrics (1.0.0 and 0.0.1) and
+//     delimited protobuf, each identity or gzip (one gzip member, spliced
+//     from per-family deflate streams). A request filtering families
+//     (name[]) or negotiating another encoding is served by promhttp over
+//     the full registry, as is the rare scrape the cache cannot serve (an
+//     error, a family found in two sources on a new format).
+//   - Concurrency: any number of scrapes at once, lock-free on the common
+//     path; a scrape waits for an encoding only for the first scrape of all
+//     and the first scrape in a format nobody asked for in formatKeep
+//     (concurrent ones share it). Published may be called from any
+//     goroutine; calls while an encoding runs coalesce into one more.
+//   - Memory: one encoded body per format scraped within formatKeep, held
+//     as the buffers of each source's part, not copied per scrape; a
+//     snapshot is gathered a family at a time (the dto of its largest
+//     family at once, not a second copy of the snapshot); a generation
+//     replaced is freed once the scrapes serving it are done.
+//
+// How: the body is the snapshots' families and the live families merged
+// in name order, as promhttp sorts them (the two sets of names are
+// disjoint; were they not, the scrape falls back to one full gather). Each
+// new snapshot is gathered once and encoded in the background, in every
+// format scraped lately (and compressed once for gzip), and the other
+// sources' encodings are reused. Encoding every format on every publish
+// instead would cost about three times the CPU and, at 1,000 tables, 55 MB
+// of bodies nobody reads (BenchmarkExpositionBuild): a Prometheus server
+// asks for one format.
+package exposition
 
 import (
 	"bytes"
@@ -21,48 +61,25 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-
-	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
 
-// Exposition serves /metrics without re-gathering and re-encoding what has
-// not changed. The exposition has two parts:
-//
-//   - the collectors' snapshots (nearly every series), which change only
-//     when a collector publishes a new snapshot after a cycle: each new
-//     snapshot is gathered once and encoded, in the background, in every
-//     format scraped lately (and compressed once for gzip), and the other
-//     collectors' encodings are reused; every scrape until the next
-//     publish serves those bytes as they are, without copying them. A
-//     snapshot is gathered and encoded a family at a time, so that what
-//     the encoding holds at once is the dto of its largest family, not a
-//     second copy of the snapshot;
-//   - the live part (self-metrics, build info, Go and process metrics, the
-//     handler's error counter), a few hundred series, gathered and encoded
-//     on every scrape; the Go and process metrics are read at most once a
-//     second (runtimeMaxAge), shared by the scrapes in between.
-//
-// The body is the snapshots' families and the live families merged in
-// name order, as promhttp sorts them (the two sets of names are disjoint;
-// were they not, the scrape falls back to one full gather). Text, OpenMetrics and protobuf are served this way,
-// identity or gzip; a request filtering families (name[]) or negotiating
-// another encoding is served by promhttp over the full registry.
-//
-// A scrape never waits for an encoding, with two exceptions: the first
-// scrape of all (nothing is encoded yet), and the first scrape in a format
-// nobody asked for in the last formatKeep (concurrent ones share that
-// encoding). Encoding every format on every publish instead would cost
-// about three times the CPU and, at 1,000 tables, 55 MB of bodies nobody
-// reads (BenchmarkExpositionBuild): a Prometheus server asks for one
-// format. While a new snapshot is being encoded, scrapes serve the
-// previous one, complete; a generation replaced is freed once the scrapes
-// serving it are done.
-type Exposition struct {
-	collectors []collectors.Collector
-	live       *prometheus.Registry // everything else
-	full       http.Handler         // promhttp over the full registry
-	errs       *prometheus.CounterVec
-	logger     *slog.Logger
+// Source is what the cache serves snapshots of (every collector is one):
+// Metrics returns the last snapshot the source published, a slice it
+// never modifies once returned (a new snapshot is a new slice), so that
+// an unchanged snapshot is recognised by its identity.
+type Source interface {
+	Metrics() []prometheus.Metric
+}
+
+// Cache serves /metrics without re-gathering and re-encoding what has
+// not changed (package doc). Call Published when a source has published a
+// snapshot.
+type Cache struct {
+	sources []Source
+	live    *prometheus.Registry // everything else
+	full    http.Handler         // promhttp over the full registry
+	errs    *prometheus.CounterVec
+	logger  *slog.Logger
 
 	// ready is the generation every scrape serves: complete in the
 	// formats it was built with, extended on request with others.
@@ -76,7 +93,7 @@ type Exposition struct {
 	formatsMu sync.Mutex
 	formats   map[cacheKey]time.Time // the last request in each format
 
-	// joint: two collectors emit the same family, so that the snapshots
+	// joint: two sources emit the same family, so that the snapshots
 	// are gathered together (a part over all), not one by one.
 	joint atomic.Bool
 
@@ -94,7 +111,7 @@ type Exposition struct {
 // in the background on every publish.
 const formatKeep = 10 * time.Minute
 
-// snapshotID identifies a published snapshot: collectors publish a new
+// snapshotID identifies a published snapshot: sources publish a new
 // slice on every cycle and never modify one they published (a generation
 // holds the slices it was built from, so an identity cannot be reused
 // while it is compared).
@@ -112,10 +129,10 @@ type cacheKey struct {
 	gzip   bool
 }
 
-// part is one collector's snapshot (or, when two collectors emit the same
+// part is one source's snapshot (or, when two sources emit the same
 // family, all of them), encoded in the formats asked for. A part is
-// reused by the next generations until its collector publishes again, so
-// that a publish re-encodes only its own collector's families.
+// reused by the next generations until its source publishes again, so
+// that a publish re-encodes only its own source's families.
 type part struct {
 	snap []prometheus.Metric
 	// hint: the bytes of the part it replaces in each format, so that its
@@ -171,8 +188,8 @@ type piece struct {
 	crc, size uint32
 }
 
-// errOverlap: two collectors emit the same family, which one gather must merge.
-var errOverlap = errors.New("two collectors emit the same family")
+// errOverlap: two sources emit the same family, which one gather must merge.
+var errOverlap = errors.New("two sources emit the same family")
 
 // snapsCollector emits a set of snapshots.
 type snapsCollector [][]prometheus.Metric
@@ -186,31 +203,18 @@ func (s snapsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// liveCollector emits the exporter's own metrics.
-type liveCollector struct{ e *Exporter }
-
-func (l liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	prometheus.DescribeByCollect(l, ch)
-}
-func (l liveCollector) Collect(ch chan<- prometheus.Metric) { l.e.collectSelf(ch) }
-
-// NewExposition returns the cached exposition of e; full is the registry
-// holding everything (NewRegistry), served by promhttp for the requests the
-// cache does not cover. Call Published when a collector has published a
-// snapshot; a scrape that finds a snapshot newer than it serves calls it
-// too.
-func NewExposition(e *Exporter, full *prometheus.Registry, withRuntime bool, logger *slog.Logger) (*Exposition, error) {
-	x := &Exposition{collectors: e.collectors, live: prometheus.NewRegistry(), logger: logger,
+// New returns the cache of sources' snapshots and of the live collectors
+// (gathered on every scrape: registered as they are, so a collector that
+// describes nothing is not checked against descriptors). full is the
+// registry holding everything, sources and live alike, served by promhttp
+// for the requests the cache does not cover; its promhttp error counter
+// (promhttp_metric_handler_errors_total) is served in the live part.
+func New(sources []Source, live []prometheus.Collector, full *prometheus.Registry, logger *slog.Logger) (*Cache, error) {
+	x := &Cache{sources: sources, live: prometheus.NewRegistry(), logger: logger,
 		formats: map[cacheKey]time.Time{}, now: time.Now}
-	// Unchecked collectors: the snapshots' families vary with the tables.
-	if err := x.live.Register(uncheckedCollector{liveCollector{e}}); err != nil {
-		return nil, err
-	}
-	if withRuntime {
-		for _, c := range runtimeCollectors() {
-			if err := x.live.Register(c); err != nil {
-				return nil, err
-			}
+	for _, c := range live {
+		if err := x.live.Register(c); err != nil {
+			return nil, fmt.Errorf("registering a live collector: %w", err)
 		}
 	}
 	x.full = promhttp.HandlerFor(full, promhttp.HandlerOpts{
@@ -244,11 +248,11 @@ type uncheckedCollector struct{ c prometheus.Collector }
 func (uncheckedCollector) Describe(chan<- *prometheus.Desc)      {}
 func (u uncheckedCollector) Collect(ch chan<- prometheus.Metric) { u.c.Collect(ch) }
 
-// Published tells the exposition that a collector has published a new
+// Published tells the exposition that a source has published a new
 // snapshot: it is encoded in the background, in the formats scraped
 // lately, and served once complete. Calls while an encoding runs coalesce
 // into one more encoding of the snapshots published by then.
-func (x *Exposition) Published() {
+func (x *Cache) Published() {
 	x.dirty.Store(true)
 	if x.running.CompareAndSwap(false, true) {
 		go x.work()
@@ -257,7 +261,7 @@ func (x *Exposition) Published() {
 
 // work is the background worker: it builds generations while snapshots
 // are being published, then ends.
-func (x *Exposition) work() {
+func (x *Cache) work() {
 	for {
 		for x.dirty.Swap(false) {
 			x.refresh()
@@ -273,7 +277,7 @@ func (x *Exposition) work() {
 
 // refresh builds the generation of the published snapshots, in the formats
 // in use, unless the ready one is already it.
-func (x *Exposition) refresh() {
+func (x *Cache) refresh() {
 	x.building.Lock()
 	defer x.building.Unlock()
 	if x.beforeBuild != nil {
@@ -290,7 +294,7 @@ func (x *Exposition) refresh() {
 
 // first returns the ready generation, building it on the request's path
 // when there is none yet (the first scrape of all).
-func (x *Exposition) first() *generation {
+func (x *Cache) first() *generation {
 	x.building.Lock()
 	defer x.building.Unlock()
 	if g := x.ready.Load(); g != nil {
@@ -302,20 +306,20 @@ func (x *Exposition) first() *generation {
 	return g
 }
 
-// snapshots returns the collectors' published snapshots and their identities.
-func (x *Exposition) snapshots() ([][]prometheus.Metric, []snapshotID) {
-	snaps := make([][]prometheus.Metric, len(x.collectors))
-	ids := make([]snapshotID, len(x.collectors))
-	for i, c := range x.collectors {
+// snapshots returns the sources' published snapshots and their identities.
+func (x *Cache) snapshots() ([][]prometheus.Metric, []snapshotID) {
+	snaps := make([][]prometheus.Metric, len(x.sources))
+	ids := make([]snapshotID, len(x.sources))
+	for i, c := range x.sources {
 		snaps[i] = c.Metrics()
 		ids[i] = idOf(snaps[i])
 	}
 	return snaps, ids
 }
 
-// stale reports whether a collector has published since g was built.
-func (x *Exposition) stale(g *generation) bool {
-	for i, c := range x.collectors {
+// stale reports whether a source has published since g was built.
+func (x *Cache) stale(g *generation) bool {
+	for i, c := range x.sources {
 		if idOf(c.Metrics()) != g.ids[i] {
 			return true
 		}
@@ -324,14 +328,14 @@ func (x *Exposition) stale(g *generation) bool {
 }
 
 // touch records a request in format key.
-func (x *Exposition) touch(key cacheKey) {
+func (x *Cache) touch(key cacheKey) {
 	x.formatsMu.Lock()
 	x.formats[key] = x.now()
 	x.formatsMu.Unlock()
 }
 
 // inUse returns the formats requested within formatKeep, forgetting the others.
-func (x *Exposition) inUse() []cacheKey {
+func (x *Cache) inUse() []cacheKey {
 	x.formatsMu.Lock()
 	defer x.formatsMu.Unlock()
 	now := x.now()
@@ -350,11 +354,11 @@ func (x *Exposition) inUse() []cacheKey {
 // of keys: the parts of prev whose snapshot is unchanged are reused, the
 // others gathered (a family at a time) and encoded. onRequest: built on a
 // request's path (counted as such).
-func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey, onRequest bool) *generation {
+func (x *Cache) newGeneration(prev *generation, ids []snapshotID, snaps [][]prometheus.Metric, keys []cacheKey, onRequest bool) *generation {
 	x.built.Add(1)
 	g := &generation{ids: ids, joint: x.joint.Load(), views: map[cacheKey]*view{}}
 	if g.joint {
-		// Families shared between collectors: one part over all.
+		// Families shared between sources: one part over all.
 		g.parts = []*part{{snap: slices.Concat(snaps...), enc: map[cacheKey]*encoded{}}}
 		if prev != nil && prev.joint {
 			g.parts[0].hint = prev.parts[0].sizes()
@@ -395,7 +399,7 @@ func (x *Exposition) newGeneration(prev *generation, ids []snapshotID, snaps [][
 // encodePart encodes p in every format of keys it lacks, gathering each
 // family once, and returns its encodings of keys (waiting for those
 // another goroutine is encoding).
-func (x *Exposition) encodePart(p *part, keys []cacheKey) []*encoded {
+func (x *Cache) encodePart(p *part, keys []cacheKey) []*encoded {
 	ens := make([]*encoded, len(keys))
 	var todo []int // indexes in keys of the encodings to do here
 	p.mu.Lock()
@@ -468,7 +472,7 @@ func (g *generation) has(keys []cacheKey) bool {
 
 // view returns g's body in format key, encoding the parts that lack it
 // (on a request's path when the format was not in use when g was built).
-func (g *generation) view(x *Exposition, key cacheKey, onRequest bool) *view {
+func (g *generation) view(x *Cache, key cacheKey, onRequest bool) *view {
 	g.mu.Lock()
 	v := g.views[key]
 	if v == nil {
@@ -521,7 +525,7 @@ func gather(snap []prometheus.Metric) ([]*dto.MetricFamily, error) {
 	}
 	mfs, err := reg.Gather()
 	if err != nil {
-		return nil, fmt.Errorf("gathering the collectors' snapshots: %w", err)
+		return nil, fmt.Errorf("gathering the sources' snapshots: %w", err)
 	}
 	return mfs, nil
 }
@@ -698,7 +702,7 @@ func (s *sink) add(mf *dto.MetricFamily) {
 const bulkCompression = flate.DefaultCompression
 
 // ServeHTTP serves the exposition.
-func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (x *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL != nil && len(r.URL.Query()["name[]"]) > 0 {
 		x.full.ServeHTTP(w, r)
 		return
@@ -730,7 +734,7 @@ func (x *Exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if bulk.err != nil {
 		x.errs.WithLabelValues("gathering").Inc()
-		x.logger.Error("error gathering or encoding the collectors' metrics", "err", bulk.err)
+		x.logger.Error("error gathering or encoding the sources' metrics", "err", bulk.err)
 		x.full.ServeHTTP(w, r)
 		return
 	}

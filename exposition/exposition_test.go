@@ -1,9 +1,8 @@
-package exporter
+package exposition
 
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"hash/crc32"
 	"io"
 	"log/slog"
@@ -17,11 +16,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
-	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
 
 // snapshotter is a collector whose snapshot the test replaces, counting
@@ -32,8 +32,6 @@ type snapshotter struct {
 	reads int
 }
 
-func (s *snapshotter) Name() string                                 { return "fake" }
-func (s *snapshotter) Run(ctx context.Context, now time.Time) error { return nil }
 func (s *snapshotter) Metrics() []prometheus.Metric {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -63,18 +61,81 @@ func (s *snapshotter) readCount() int {
 	return s.reads
 }
 
-func newTestExposition(t *testing.T, c *snapshotter, self *SelfMetrics) (*Exposition, *prometheus.Registry) {
+// selfMetrics stands in for the exporter's live part: the build info, and
+// a counter the test sets.
+type selfMetrics struct{ cloudWatch atomic.Int64 }
+
+func (s *selfMetrics) Describe(chan<- *prometheus.Desc) {}
+func (s *selfMetrics) Collect(ch chan<- prometheus.Metric) {
+	ch <- catalogue.MustMetric(catalogue.ExporterBuildInfo, 1, "test", "rev", "main", "go1", "linux", "amd64", "")
+	if n := s.cloudWatch.Load(); n > 0 {
+		ch <- catalogue.MustMetric(catalogue.ExporterCloudWatchMetricsTotal, float64(n), "acct", "us-east-1")
+	}
+}
+
+// sourcesCollector emits the sources' current snapshots, as the
+// exporter's registry collector does.
+type sourcesCollector []Source
+
+func (sourcesCollector) Describe(chan<- *prometheus.Desc) {}
+func (s sourcesCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, src := range s {
+		for _, m := range src.Metrics() {
+			ch <- m
+		}
+	}
+}
+
+// runtimeCollectors returns the Go and process collectors when withRuntime.
+func runtimeCollectors(withRuntime bool) []prometheus.Collector {
+	if !withRuntime {
+		return nil
+	}
+	return []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
+}
+
+// fullRegistry returns the registry of everything, as the exporter builds
+// it: the sources' snapshots, the live part and, withRuntime, the Go and
+// process collectors.
+func fullRegistry(t testing.TB, sources []Source, self *selfMetrics, withRuntime bool) *prometheus.Registry {
 	t.Helper()
-	e := New([]collectors.Collector{c}, self)
-	reg, err := NewRegistry(e, true)
+	reg := prometheus.NewRegistry()
+	for _, c := range append([]prometheus.Collector{sourcesCollector(sources), self}, runtimeCollectors(withRuntime)...) {
+		if err := reg.Register(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reg
+}
+
+// cacheOver returns the cache of sources over reg (fullRegistry), as the
+// exporter wires it.
+func cacheOver(t testing.TB, reg *prometheus.Registry, sources []Source, self *selfMetrics, withRuntime bool) *Cache {
+	t.Helper()
+	x, err := New(sources, append([]prometheus.Collector{self}, runtimeCollectors(withRuntime)...), reg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x, reg
+	return x
+}
+
+// newCache returns the cache of sources and the registry of everything.
+func newCache(t testing.TB, sources []Source, self *selfMetrics, withRuntime bool) (*Cache, *prometheus.Registry) {
+	t.Helper()
+	reg := fullRegistry(t, sources, self, withRuntime)
+	return cacheOver(t, reg, sources, self, withRuntime), reg
+}
+
+// newTestExposition returns the cache of one source, with the Go and
+// process collectors, and the registry of everything.
+func newTestExposition(t testing.TB, c *snapshotter, self *selfMetrics) (*Cache, *prometheus.Registry) {
+	t.Helper()
+	return newCache(t, []Source{c}, self, true)
+}
+
+// promhttpOver is promhttp serving reg, what the cache must match.
+func promhttpOver(reg *prometheus.Registry) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true, Registry: reg})
 }
 
 func get(t *testing.T, h http.Handler, accept, encoding string) *http.Response {
@@ -155,11 +216,8 @@ var textFormats = []struct{ name, accept string }{
 func TestExpositionMatchesFullGather(t *testing.T) {
 	c := &snapshotter{}
 	c.publish(3)
-	x, reg := newTestExposition(t, c, NewSelfMetrics())
-	full, err := Handler(reg, "/metrics", slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, reg := newTestExposition(t, c, &selfMetrics{})
+	full := promhttpOver(reg)
 	// Twice: from the generation the first scrape builds, and from one
 	// the background worker builds after a publish.
 	for round := range 2 {
@@ -224,7 +282,7 @@ func TestExpositionMatchesFullGather(t *testing.T) {
 
 // waitEncoded waits until the background worker has encoded the
 // collectors' current snapshots.
-func waitEncoded(t *testing.T, x *Exposition) {
+func waitEncoded(t *testing.T, x *Cache) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -280,7 +338,7 @@ const protoAccept = "application/vnd.google.protobuf;proto=io.prometheus.client.
 func TestExpositionEncodesPublishedSnapshotInBackground(t *testing.T) {
 	c := &snapshotter{}
 	c.publish(2)
-	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	x, _ := newTestExposition(t, c, &selfMetrics{})
 	// The first scrape of all encodes on its path; every format once.
 	for _, f := range allFormats {
 		if n := tableInfos(t, x, f.accept, f.enc); n != 2 {
@@ -334,7 +392,7 @@ func TestExpositionEncodesPublishedSnapshotInBackground(t *testing.T) {
 func TestExpositionServesPreviousWhileEncoding(t *testing.T) {
 	c := &snapshotter{}
 	c.publish(2)
-	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	x, _ := newTestExposition(t, c, &selfMetrics{})
 	for _, f := range allFormats {
 		tableInfos(t, x, f.accept, f.enc)
 	}
@@ -382,7 +440,7 @@ func TestExpositionServesPreviousWhileEncoding(t *testing.T) {
 func TestExpositionForgetsUnusedFormats(t *testing.T) {
 	c := &snapshotter{}
 	c.publish(2)
-	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	x, _ := newTestExposition(t, c, &selfMetrics{})
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	x.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -410,12 +468,12 @@ func TestExpositionForgetsUnusedFormats(t *testing.T) {
 func TestExpositionSelfMetricsLive(t *testing.T) {
 	c := &snapshotter{}
 	c.publish(2)
-	self := NewSelfMetrics()
+	self := &selfMetrics{}
 	x, _ := newTestExposition(t, c, self)
 	for _, enc := range []string{"", "gzip"} {
 		body(t, get(t, x, "", enc))
 	}
-	self.RecordCloudWatchMetrics("acct", "us-east-1", 7)
+	self.cloudWatch.Store(7)
 	for _, enc := range []string{"", "gzip"} {
 		if b := string(body(t, get(t, x, "", enc))); !strings.Contains(b, catalogue.ExporterCloudWatchMetricsTotal+`{account="acct",region="us-east-1"} 7`) {
 			t.Errorf("%q: self-metric not live:\n%s", enc, b)
@@ -427,7 +485,7 @@ func TestExpositionSelfMetricsLive(t *testing.T) {
 // and a gzip body decompresses (the client checks both).
 func TestExpositionOverHTTP(t *testing.T) {
 	c := &snapshotter{ms: bigSnapshot(20)}
-	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	x, _ := newTestExposition(t, c, &selfMetrics{})
 	srv := httptest.NewServer(x)
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
@@ -492,10 +550,8 @@ type fixed struct {
 	p    atomic.Pointer[[]prometheus.Metric]
 }
 
-func (f *fixed) Name() string                         { return f.name }
-func (f *fixed) Run(context.Context, time.Time) error { return nil }
-func (f *fixed) Metrics() []prometheus.Metric         { return *f.p.Load() }
-func (f *fixed) store(ms ...prometheus.Metric)        { f.p.Store(&ms) }
+func (f *fixed) Metrics() []prometheus.Metric  { return *f.p.Load() }
+func (f *fixed) store(ms ...prometheus.Metric) { f.p.Store(&ms) }
 func (f *fixed) tables(family string, names ...string) {
 	var ms []prometheus.Metric
 	for _, n := range names {
@@ -508,10 +564,7 @@ func (f *fixed) tables(family string, names ...string) {
 // over reg.
 func sameAsPromhttp(t *testing.T, x http.Handler, reg *prometheus.Registry) {
 	t.Helper()
-	full, err := Handler(reg, "/metrics", slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := promhttpOver(reg)
 	for _, f := range textFormats {
 		for _, enc := range []string{"", "gzip"} {
 			gb, wb := body(t, get(t, x, f.accept, enc)), body(t, get(t, full, f.accept, enc))
@@ -532,15 +585,8 @@ func TestExpositionReencodesOnlyThePublishingCollector(t *testing.T) {
 	a.tables(catalogue.TableInfo, "orders", "payments")
 	b.store(catalogue.MustMetric(catalogue.ProvisionedReadCapacityUnits, 5, "acct", "us-east-1", "orders", ""),
 		catalogue.MustMetric(catalogue.ExporterTables, 2, "acct", "us-east-1"))
-	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
-	reg, err := NewRegistry(e, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := &selfMetrics{}
+	x, reg := newCache(t, []Source{a, b}, self, true)
 	sameAsPromhttp(t, x, reg)
 	formats := x.encodings.Load() / 2 // two parts
 	b.store(catalogue.MustMetric(catalogue.ProvisionedReadCapacityUnits, 7, "acct", "us-east-1", "orders", ""))
@@ -561,15 +607,8 @@ func TestExpositionMergesFamilySharedByCollectors(t *testing.T) {
 	a, b := &fixed{name: "a"}, &fixed{name: "b"}
 	a.tables(catalogue.TableInfo, "orders", "payments")
 	b.tables(catalogue.TableInfo, "accounts")
-	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
-	reg, err := NewRegistry(e, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := &selfMetrics{}
+	x, reg := newCache(t, []Source{a, b}, self, true)
 	sameAsPromhttp(t, x, reg)
 	if !x.joint.Load() {
 		t.Error("a family shared by two collectors did not make them gathered together")
@@ -580,10 +619,7 @@ func TestExpositionMergesFamilySharedByCollectors(t *testing.T) {
 	sameAsPromhttp(t, x, reg)
 	// Found on a format first asked for after the snapshots were encoded
 	// (in no format yet): served merged, and not counted as an error.
-	y, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	y := cacheOver(t, reg, []Source{a, b}, self, true)
 	y.Published()
 	waitEncoded(t, y)
 	sameAsPromhttp(t, y, reg)
@@ -610,15 +646,7 @@ func TestExpositionFreesUnusedFormatsOfReusedParts(t *testing.T) {
 	a, b := &fixed{name: "a"}, &fixed{name: "b"}
 	a.tables(catalogue.TableInfo, "orders")
 	b.store(catalogue.MustMetric(catalogue.ExporterTables, 1, "acct", "us-east-1"))
-	e := New([]collectors.Collector{a, b}, NewSelfMetrics())
-	reg, err := NewRegistry(e, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := NewExposition(e, reg, false, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, _ := newCache(t, []Source{a, b}, &selfMetrics{}, false)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	x.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }

@@ -1,7 +1,6 @@
-package exporter
+package exposition
 
 import (
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -19,7 +18,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
-	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
 
 // benchFormats are the formats the bench command scrapes, identity and gzip.
@@ -82,22 +80,10 @@ func bigSnapshot(n int) []prometheus.Metric {
 	return ms
 }
 
-func newBenchExposition(b *testing.B, c *snapshotter) (*Exposition, http.Handler) {
+func newBenchExposition(b *testing.B, c *snapshotter) (*Cache, http.Handler) {
 	b.Helper()
-	e := New([]collectors.Collector{c}, NewSelfMetrics())
-	reg, err := NewRegistry(e, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	x, err := NewExposition(e, reg, true, slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	full, err := Handler(reg, "/metrics", slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return x, full
+	x, reg := newTestExposition(b, c, &selfMetrics{})
+	return x, promhttpOver(reg)
 }
 
 // discard is a ResponseWriter that counts and drops the body, so that the
@@ -297,7 +283,7 @@ func TestExpositionBurstDoesNotGrowHeap(t *testing.T) {
 		t.Skip("builds a 20,000-series snapshot")
 	}
 	c := &snapshotter{ms: bigSnapshot(200)}
-	x, _ := newTestExposition(t, c, NewSelfMetrics())
+	x, _ := newTestExposition(t, c, &selfMetrics{})
 	var reqs []*http.Request
 	for _, f := range benchFormats {
 		for _, enc := range []string{"identity", "gzip"} {
