@@ -276,7 +276,7 @@ func (a *App) CapacityReports(ctx context.Context, table string, logger *slog.Lo
 	if table != "" {
 		s.Tables = func(name string) bool { return name == table }
 	}
-	c := collectors.NewCapacity(a.Targets, a.Inventory, s, logger.With("collector", "capacity"))
+	c := collectors.NewCapacity(collectors.Deps{Targets: a.Targets, Inventory: a.Inventory, Logger: logger}, s)
 	runErr := c.Run(ctx, a.Clock.Now())
 	reports := c.Reports()
 	if len(reports) == 0 {
