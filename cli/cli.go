@@ -27,7 +27,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/gcsettings"
 	"github.com/dynamodb-exporter/dynamodb_exporter/preflight"
-	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
 )
 
 // configFlags are shared by every command that reads the configuration.
@@ -185,7 +185,7 @@ func kongOptions() []kong.Option {
 		kong.Name("dynamodb_exporter"),
 		kong.Description("Prometheus exporter for Amazon DynamoDB capacity and TTL health."),
 		kong.UsageOnError(),
-		kong.Vars{"scenarios": strings.Join(sim.BuiltinNames(), ", "),
+		kong.Vars{"scenarios": strings.Join(harness.Scenarios(), ", "),
 			"min_gogc":                 strconv.Itoa(gcsettings.MinGOGC),
 			"max_gogc":                 strconv.Itoa(gcsettings.MaxGOGC),
 			"gogc_headroom_mib":        strconv.Itoa(gcsettings.Headroom >> 20),

@@ -9,10 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
-	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
 
 // demoCmd runs the exporter against the built-in simulated account.
@@ -27,7 +25,7 @@ type demoCmd struct {
 
 // loadScenario reads a built-in scenario by name or a scenario file by path,
 // naming the --scenario flag in its error.
-func loadScenario(nameOrPath string) (*sim.Scenario, error) {
+func loadScenario(nameOrPath string) (*harness.Scenario, error) {
 	sc, err := harness.LoadScenario(nameOrPath)
 	if err != nil {
 		return nil, fmt.Errorf("--scenario: %w", err)
@@ -41,35 +39,12 @@ func (d *demoCmd) Run(ctx context.Context) error {
 	return d.run(ctx, time.Now(), os.Stdout)
 }
 
-// shiftedClock is the wall clock moved by shift: it runs at the wall
-// clock's speed from another time.
-type shiftedClock struct{ shift time.Duration }
-
-// Now returns the wall-clock time moved by the shift.
-func (c shiftedClock) Now() time.Time { return time.Now().Add(c.shift) }
-
-// demoClock returns the clock the demo runs on at wall-clock time now: the
-// wall clock, or, for a scenario that pins its start, the scenario's own
-// clock, reading that start at now and running in real time from it. On
-// the wall clock a start pinned long ago would have the simulation run
-// every minute from it to now (years of minutes, far past the horizon).
-func demoClock(sc *sim.Scenario, now time.Time) (clock.Clock, error) {
-	if sc.Start == "" {
-		return clock.Real{}, nil
-	}
-	start, err := time.Parse(time.RFC3339, sc.Start)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: start %q: %w", sc.Name, sc.Start, err)
-	}
-	return shiftedClock{shift: start.Sub(now)}, nil
-}
-
 func (d *demoCmd) run(ctx context.Context, now time.Time, out io.Writer) error {
 	sc, err := loadScenario(d.Scenario)
 	if err != nil {
 		return err
 	}
-	clk, err := demoClock(sc, now)
+	clk, err := harness.WallClock(sc, now)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ import (
 )
 
 // dashboardReplay is how much of the demo scenario the dashboards are proven
-// on: long enough for the pack's demo alerts to have fired (alertsreplay_test).
+// on: long enough for the pack's demo alerts to have fired (alerts/replay_test.go).
 const dashboardReplay = 8 * time.Hour
 
 // faultsReplay is how much of the exporter-faults scenario is replayed
@@ -94,7 +94,7 @@ const alertsEmpty = "ALERTS is written by rule evaluation at wall-clock time, ne
 // expectedEmpty lists the queries (dashboard/panel/refID) that return no data
 // on the demo replay, with the reason. Any other empty query fails.
 var expectedEmpty = map[string]string{
-	dashboards.AlertsUID + "/DynamoDBHotPartition/B":                  "condition: the demo's hot key (profiles-hotkey) stays under the partition limit, so no key-range throttle passes min_throttles_per_second (alertsreplay_test's gap for the demo)",
+	dashboards.AlertsUID + "/DynamoDBHotPartition/B":                  "condition: the demo's hot key (profiles-hotkey) stays under the partition limit, so no key-range throttle passes min_throttles_per_second (a gap of the alert replays for the demo)",
 	dashboards.AlertsUID + "/DynamoDBReadWriteRatioDrift/B":           "condition: no demo table's 1-day read/write ratio leaves the ±30% band in these 8 hours (the pack does not fire it on the demo either)",
 	dashboards.AlertsUID + "/DynamoDBExporterTTLSamplerOutOfBudget/B": "condition: neither replay spends the TTL sampler's hourly read budget (no skipped_budget sample)",
 	dashboards.AlertsUID + "/DynamoDBExporterDown/A":                  "condition: up is written by Prometheus when it scrapes, and a replay is backfilled, never scraped (the e2e test runs a real scrape)",

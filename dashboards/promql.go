@@ -10,8 +10,8 @@ import (
 // dashboard's query with its label matchers, its range and the function it
 // is passed to, for narrowing the alert pack's expressions to the
 // dashboard's job and instance (narrow) and for the lint tests. It is not a
-// parser: Prometheus itself runs every query (dashboardsprom_test.go at the
-// repository root) and promtool checks that they parse (the tests).
+// parser: Prometheus itself runs every query (prometheus_test.go beside
+// it) and promtool checks that they parse (the tests).
 
 // tokenKind is the kind of a PromQL token.
 type tokenKind int

@@ -22,8 +22,9 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
-	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	simharness "github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness/harnesstest"
 )
 
 // seenFamilies collects every family name any test scraped, so TestMain can
@@ -88,14 +89,11 @@ func newHarnessWith(t *testing.T, yaml string, setup func(sim *awssim.Server), h
 	if setup != nil {
 		setup(sim)
 	}
-	var opts []simtest.Option
-	if ho.dynamoDB != "" {
-		opts = append(opts, simtest.WithDynamoDB(ho.dynamoDB))
-	}
-	if ho.logger != nil {
-		opts = append(opts, func(o *exporter.Options) { o.Logger = ho.logger })
-	}
-	app, url := simtest.Exporter(t, sim, clk, yaml, opts...)
+	app, url := harnesstest.Exporter(t, sim, clk, yaml, simharness.RunOptions{Logger: ho.logger, Adjust: func(o *exporter.Options) {
+		if ho.dynamoDB != "" {
+			o.AWS.Endpoints.DynamoDB = ho.dynamoDB
+		}
+	}})
 	return &harness{t: t, sim: sim, clk: clk, app: app, url: url}
 }
 

@@ -11,8 +11,9 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
-	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	simharness "github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness/harnesstest"
 )
 
 // TestCollectorHealthPerRegion puts two regions behind one endpoint and
@@ -34,11 +35,11 @@ func TestCollectorHealthPerRegion(t *testing.T) {
 		sim.Handler().ServeHTTP(w, r)
 	}))
 	t.Cleanup(proxy.Close)
-	app, _ := simtest.Exporter(t, sim, clk, "accounts: [{name: prod, regions: [us-east-1, eu-west-1]}]\ncollectors: {capacity: {enabled: false}}\n",
-		func(o *exporter.Options) {
+	app, _ := harnesstest.Exporter(t, sim, clk, "accounts: [{name: prod, regions: [us-east-1, eu-west-1]}]\ncollectors: {capacity: {enabled: false}}\n",
+		simharness.RunOptions{Adjust: func(o *exporter.Options) {
 			o.AWS.Endpoints.DynamoDB, o.AWS.Endpoints.CloudWatch = proxy.URL, proxy.URL
 			o.AWS.Endpoints.ApplicationAutoScaling, o.AWS.Endpoints.STS = proxy.URL, proxy.URL
-		})
+		}})
 	h := &harness{t: t, sim: sim, clk: clk, app: app}
 
 	h.cycle()

@@ -13,8 +13,9 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exposition"
-	"github.com/dynamodb-exporter/dynamodb_exporter/internal/simtest"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/harness/harnesstest"
 )
 
 // table is a provisioned table of the simulated account.
@@ -40,7 +41,7 @@ func TestAppHandlerEncodesEveryRunInBackground(t *testing.T) {
 	if err := sim.PutTable("us-east-1", table("orders")); err != nil {
 		t.Fatal(err)
 	}
-	app, _ := simtest.Exporter(t, sim, clk, "accounts: [{regions: [us-east-1]}]\n")
+	app, _ := harnesstest.Exporter(t, sim, clk, "accounts: [{regions: [us-east-1]}]\n", harness.RunOptions{})
 	// At the root, the app's handler is the cache itself.
 	handler, err := app.Handler("/", slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -37,6 +37,12 @@ const (
 	SecretAccessKey = "demo-secret-not-real"
 )
 
+// Scenario is a loaded scenario (package sim's).
+type Scenario = sim.Scenario
+
+// Scenarios returns the names of the built-in scenarios.
+func Scenarios() []string { return sim.BuiltinNames() }
+
 // LoadScenario reads a built-in scenario by name or a scenario file by path.
 func LoadScenario(nameOrPath string) (*sim.Scenario, error) {
 	for _, n := range sim.BuiltinNames() {
@@ -249,4 +255,28 @@ func (a *Account) Commands(program string) []string {
 		}
 	}
 	return out
+}
+
+// shiftedClock is the wall clock moved by shift: it runs at the wall
+// clock's speed from another time.
+type shiftedClock struct{ shift time.Duration }
+
+// Now returns the wall-clock time moved by the shift.
+func (c shiftedClock) Now() time.Time { return time.Now().Add(c.shift) }
+
+// WallClock returns the clock a scenario runs on in real time, read at
+// wall-clock time now (the demo): the
+// wall clock, or, for a scenario that pins its start, the scenario's own
+// clock, reading that start at now and running in real time from it. On
+// the wall clock a start pinned long ago would have the simulation run
+// every minute from it to now (years of minutes, far past the horizon).
+func WallClock(sc *sim.Scenario, now time.Time) (clock.Clock, error) {
+	if sc.Start == "" {
+		return clock.Real{}, nil
+	}
+	start, err := time.Parse(time.RFC3339, sc.Start)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: start %q: %w", sc.Name, sc.Start, err)
+	}
+	return shiftedClock{shift: start.Sub(now)}, nil
 }

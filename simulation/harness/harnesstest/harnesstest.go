@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
@@ -75,10 +76,21 @@ func Config(t testing.TB, a *harness.Account, collectors string) *config.Config 
 	return cfg
 }
 
+// AccessKeyID and SecretAccessKey are the static credentials Exporter's
+// exporter signs with; a test can look for the secret in output that must
+// not contain it. DynamoDB Local (started without -sharedDb) keeps
+// databases apart by credentials: with harness.AccessKeyID the exporter
+// did not see the tables a test had created there with testtools.AWSConfig,
+// with these it does.
+const (
+	AccessKeyID     = "AKIDTEST"
+	SecretAccessKey = "SECRETTEST"
+)
+
 // Exporter serves srv, a simulated account set up by hand (awssim.NewFixture,
 // PutTable…), on a loopback server until the test ends, and builds the
-// exporter against it from the YAML configuration (harness.Build) with one
-// attempt per AWS call, the TTL sampler's seed 42 unless o sets one, then
+// exporter against it from the YAML configuration (harness.Build) with the
+// credentials above, one attempt per AWS call, the TTL sampler's seed 42 unless o sets one, then
 // o.Adjust. It returns the exporter and the
 // account's URL.
 func Exporter(t testing.TB, srv *awssim.Server, clk clock.Clock, yaml string, o harness.RunOptions) (*exporter.App, string) {
@@ -95,6 +107,7 @@ func Exporter(t testing.TB, srv *awssim.Server, clk clock.Clock, yaml string, o 
 	adjust := o.Adjust
 	o.Adjust = func(opts *exporter.Options) {
 		opts.AWS.MaxAttempts = 1
+		opts.AWS.Credentials = credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, "")
 		if adjust != nil {
 			adjust(opts)
 		}
