@@ -113,15 +113,7 @@ tables:
 	if !regexp.MustCompile(`(keep|switch_to_on_demand|switch_to_provisioned) \((cheaper|saving_below_minimum|simulated_throttling|traffic_below_minimum)\)`).MatchString(page) {
 		t.Errorf("landing page shows no recommendation:\n%s", page)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("demo returned %v on shutdown", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Error("demo did not stop")
-	}
+	stopDemo(t, cancel, done)
 }
 
 func scrape(t *testing.T, addr string) string {
@@ -221,6 +213,12 @@ func TestDemoServesEveryFamily(t *testing.T) {
 			t.Errorf("demo /metrics lacks %s", want)
 		}
 	}
+	stopDemo(t, cancel, done)
+}
+
+// stopDemo cancels a demo run and checks that it stops cleanly and soon.
+func stopDemo(t *testing.T, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
 	cancel()
 	select {
 	case err := <-done:

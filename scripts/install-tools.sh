@@ -123,7 +123,9 @@ install_go_tool() {
 	tmp=$(make_tmp "$tool")
 	TMP_DIRS+=("$tmp")
 	# `go install pkg@version` builds with the tool's own go.mod, not ours.
-	run_logged "$tool" env GOBIN="$tmp" GOWORK=off go install -tags "$tags" "$pkg@$version"
+	# -s -w: no symbol table or DWARF, which the tests never read and
+	# whose writing is a good part of linking a binary this large.
+	run_logged "$tool" env GOBIN="$tmp" GOWORK=off go install -tags "$tags" -ldflags "-s -w" "$pkg@$version"
 	mkdir -p "$TOOLS_DIR/bin"
 	mv -f "$tmp/$tool" "$bin"
 	report "$tool" "installed" "$bin" "$start"
@@ -169,7 +171,7 @@ install_alertmanager() {
 		printf '<!DOCTYPE html><title>Alertmanager</title><p>Web UI not built (install-tools.sh placeholder); the API is at /api/v2/.\n' \
 			>"$dist/$page/index.html"
 	done
-	local ldflags="-X github.com/prometheus/common/version.Version=${version#v}"
+	local ldflags="-s -w -X github.com/prometheus/common/version.Version=${version#v}"
 	ldflags+=" -X github.com/prometheus/common/version.Revision=module-$version"
 	ldflags+=" -X github.com/prometheus/common/version.Branch=module"
 	# The module's own go.mod and go.sum, read-only: nothing is resolved anew.
