@@ -21,7 +21,7 @@ import (
 // fraction, clustered by partition key (every item of a key has the same
 // class), into the simulated account, samples it through the real Scan API
 // many times at the default budget, and checks that the 95% interval holds
-// its coverage and that the relative error stays within the README's bound.
+// its coverage and that the relative error stays within the bound docs/ttl.md states.
 func TestSamplerCoverageOnALoadedTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("samples a 20,000-item table 200 times")
@@ -65,7 +65,7 @@ func TestSamplerCoverageOnALoadedTable(t *testing.T) {
 		name  string
 		set   ttl.ClassSet
 		truth float64
-		bound float64 // p95 relative error bound stated in the README
+		bound float64 // p95 relative error bound stated in docs/ttl.md
 	}{
 		{"expired", ttl.SetOf(ttl.Expired), float64(tr[ttl.Expired]), 0.5},
 		{"never-expiring", ttl.NeverExpiring, float64(tr[ttl.Milliseconds]), 1.25},
@@ -104,7 +104,7 @@ func TestSamplerCoverageOnALoadedTable(t *testing.T) {
 			t.Errorf("%s: 95%% interval covered the truth in %.1f%% of runs, want >= 93%%", c.name, 100*cover)
 		}
 		if p95 > c.bound {
-			t.Errorf("%s: p95 relative error %.2f above the README's bound %.2f", c.name, p95, c.bound)
+			t.Errorf("%s: p95 relative error %.2f above the bound docs/ttl.md states %.2f", c.name, p95, c.bound)
 		}
 	}
 	t.Logf("mean read units per sample: %.1f", units/runs)

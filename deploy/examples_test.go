@@ -137,7 +137,7 @@ func lastLine(s string) string {
 // TestIRSATrustPolicy: the IRSA trust policy example is valid JSON with
 // the keys IAM expects, lets the cluster's OIDC provider assume the role
 // with a web identity, and restricts it to the chart's service account
-// (release dynamodb-exporter in namespace monitoring, as the README's
+// (release dynamodb-exporter in namespace monitoring, as docs/deployment.md's
 // helm install) and to the STS audience.
 func TestIRSATrustPolicy(t *testing.T) {
 	b, err := os.ReadFile("../examples/iam/irsa-trust-policy.json")

@@ -277,7 +277,7 @@ func TestCoverageClustered(t *testing.T) {
 		if items < lo {
 			t.Errorf("pooled %s: item-count coverage %.3f < %.3f", key, items, lo)
 		}
-		// The README's stated error bound at the default budget (typical
+		// The error bound docs/ttl.md states at the default budget (typical
 		// clustering, item count known), over every seed: p95 relative
 		// error <= 0.5 for a 20% class and <= 1.4 for a 3% class.
 		if strings.HasPrefix(key, "target=0.2 default") || strings.HasPrefix(key, "target=0.03 default") {
@@ -291,7 +291,7 @@ func TestCoverageClustered(t *testing.T) {
 			med, p95 := quantile(p.relErr, 0.5), quantile(p.relErr, 0.95)
 			t.Logf("pooled %s: relative error median %.2f, p95 %.2f (bound %.2f)", key, med, p95, bound)
 			if p95 > bound {
-				t.Errorf("pooled %s: p95 relative error %.2f above the README's bound %.2f", key, p95, bound)
+				t.Errorf("pooled %s: p95 relative error %.2f above the bound docs/ttl.md states %.2f", key, p95, bound)
 			}
 		}
 	}
