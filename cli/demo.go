@@ -66,16 +66,16 @@ func (d *demoCmd) run(ctx context.Context, now time.Time, out io.Writer) error {
 			fmt.Fprintf(out, "dynamodb_exporter demo: metrics at http://%s/metrics (Ctrl-C to stop)\n", addr)
 		}
 		fmt.Fprintln(out, "dynamodb_exporter demo: the CLI's tools on the simulated account (it accepts the dummy credentials), from another shell:")
-		for _, c := range acct.Commands(d.program()) {
+		for _, c := range acct.Commands(invokedAs()) {
 			fmt.Fprintf(out, "  %s\n", c)
 		}
 	})
 }
 
-// program is how the user ran this process, for the commands the demo
+// invokedAs is how the user ran this process, for the commands the demo
 // prints: "go run ." when go run built it (its binary is in a go-build
 // scratch directory), else the path it was started as.
-func (d *demoCmd) program() string {
+func invokedAs() string {
 	p := os.Args[0]
 	if strings.Contains(p, string(filepath.Separator)+"go-build") {
 		return "go run ."

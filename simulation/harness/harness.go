@@ -87,12 +87,12 @@ func (a *Account) Close() { a.Server.Close() }
 // AWS returns the AWS client options that reach the account: every
 // endpoint at its URL and the dummy static credentials.
 func (a *Account) AWS() awsclient.Options {
-	return AWSOptions(a.URL())
+	return awsOptions(a.URL())
 }
 
-// AWSOptions returns the AWS client options that reach a simulated account
+// awsOptions returns the AWS client options that reach a simulated account
 // served at url: every endpoint there and the dummy static credentials.
-func AWSOptions(url string) awsclient.Options {
+func awsOptions(url string) awsclient.Options {
 	return awsclient.Options{
 		Credentials: credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
 		Endpoints:   config.Endpoints{DynamoDB: url, CloudWatch: url, ApplicationAutoScaling: url, STS: url},
@@ -108,12 +108,7 @@ const DemoCollectors = `{discovery: {interval: 30s}, tables: {interval: 30s}, au
 // the configuration's collectors key (DemoCollectors, other cadences), or
 // the production defaults when empty.
 func (a *Account) Config(collectors string) (*config.Config, error) {
-	return ScenarioConfig(a.Scenario, collectors)
-}
-
-// ScenarioConfig is Account.Config for a scenario that is not started.
-func ScenarioConfig(sc *sim.Scenario, collectors string) (*config.Config, error) {
-	y := "accounts: [{name: demo, regions: [" + strings.Join(sc.Account.Regions, ", ") + "]}]\n"
+	y := "accounts: [{name: demo, regions: [" + strings.Join(a.Scenario.Account.Regions, ", ") + "]}]\n"
 	if collectors != "" {
 		y += "collectors: " + collectors + "\n"
 	}
@@ -124,9 +119,9 @@ func ScenarioConfig(sc *sim.Scenario, collectors string) (*config.Config, error)
 	return cfg, nil
 }
 
-// Start returns the scenario's start time: its own when it pins one, else
+// startOf returns the scenario's start time: its own when it pins one, else
 // fallback; truncated to the minute, in UTC.
-func Start(sc *sim.Scenario, fallback time.Time) (time.Time, error) {
+func startOf(sc *sim.Scenario, fallback time.Time) (time.Time, error) {
 	start := fallback
 	if sc.Start != "" {
 		t, err := time.Parse(time.RFC3339, sc.Start)
@@ -159,9 +154,6 @@ type RunOptions struct {
 	Logger *slog.Logger
 	// TTLSeed fixes the TTL sampler's random choices (default 1).
 	TTLSeed uint64
-	// Setup, when set, prepares the started account before the exporter
-	// is built (faults, session lifetimes, extra tables…).
-	Setup func(*Account)
 	// Adjust, when set, changes the exporter's options before it is built
 	// (another DynamoDB endpoint, retries, runtime metrics…).
 	Adjust func(*exporter.Options)
@@ -187,9 +179,6 @@ func StartRun(ctx context.Context, sc *sim.Scenario, start time.Time, o RunOptio
 			return nil, err
 		}
 	}
-	if o.Setup != nil {
-		o.Setup(acct)
-	}
 	app, err := Build(ctx, acct.URL(), cfg, clk, o)
 	if err != nil {
 		acct.Close()
@@ -200,7 +189,7 @@ func StartRun(ctx context.Context, sc *sim.Scenario, start time.Time, o RunOptio
 
 // Build builds the exporter from cfg against a simulated account served at
 // url, on clk, with no pacing of the TTL sampler and the options o sets
-// (its Collectors, Config and Setup are not used here).
+// (its Collectors and Config are not used here).
 func Build(ctx context.Context, url string, cfg *config.Config, clk clock.Clock, o RunOptions) (*exporter.App, error) {
 	logger := o.Logger
 	if logger == nil {
@@ -211,7 +200,7 @@ func Build(ctx context.Context, url string, cfg *config.Config, clk clock.Clock,
 		seed = 1
 	}
 	opts := exporter.Options{
-		Clock: clk, AWS: AWSOptions(url), Logger: logger,
+		Clock: clk, AWS: awsOptions(url), Logger: logger,
 		TTLPace: func(context.Context, time.Duration) error { return nil },
 		TTLSeed: seed,
 	}

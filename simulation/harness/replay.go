@@ -45,7 +45,7 @@ func Replay(ctx context.Context, sc *sim.Scenario, o ReplayOptions, w io.Writer)
 	if o.Format != FormatOpenMetrics && o.Format != FormatPromtool {
 		return fmt.Errorf("replay format %q: want %s or %s", o.Format, FormatOpenMetrics, FormatPromtool)
 	}
-	start, err := Start(sc, o.Start)
+	start, err := startOf(sc, o.Start)
 	if err != nil {
 		return err
 	}
