@@ -14,6 +14,8 @@ const (
 	CapacityReadWriteRatio       = "dynamodb_capacity_read_write_ratio"
 	CapacityReadWriteDrift       = "dynamodb_capacity_read_write_drift_ratio"
 	CapacityReadWriteWeeklyDrift = "dynamodb_capacity_read_write_weekly_drift_ratio"
+	// CapacityReadWriteBaselineDrift is the 7-day ratio against the 3 weeks before it.
+	CapacityReadWriteBaselineDrift = "dynamodb_capacity_read_write_baseline_drift_ratio"
 	CapacityPeakToAverage        = "dynamodb_capacity_peak_to_average_ratio"
 	CapacityBaselineUnits        = "dynamodb_capacity_baseline_consumed_units"
 	CapacitySurgeRetention       = "dynamodb_capacity_surge_retention_ratio"
@@ -47,6 +49,9 @@ var derivedFamilies = []Family{
 		indexLabels, "ratio", capacityHistorySource},
 	{CapacityReadWriteWeeklyDrift, Gauge,
 		"Drift of the read/write ratio from the same day a week earlier: the 1-day ratio divided by the 1-day ratio of the day that ended 7 days ago, minus 1; a weekly cycle (a weekend with another read/write mix) keeps it near 0 while the 1-day against 7-day drift swings every weekend; absent with less than 8 days of history." + derivedNote,
+		indexLabels, "ratio", capacityHistorySource},
+	{CapacityReadWriteBaselineDrift, Gauge,
+		"Drift of the 7-day read/write ratio from its 4-week baseline: the ratio over the last 7 days divided by the ratio of the 3 weeks before them, minus 1; a mix change shows here for three weeks (review capacity at ±0.3); absent with less than 28 days of history." + derivedNote,
 		indexLabels, "ratio", capacityHistorySource},
 	{CapacityPeakToAverage, Gauge,
 		"Peak-to-average ratio of consumed capacity over the window (7d), by dimension (read or write): the collectors.capacity.peak_percentile (default 99th) percentile of 1-minute rates divided by their mean." + derivedNote,

@@ -499,8 +499,19 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	}
 	prices, err := capacity.PricesForClass(t.Region, tableClass(tb), c.settings.Prices...)
 	if err != nil {
+		// A region without list prices (and no override for it) is a
+		// configuration gap, not a failure of the collector: the table
+		// keeps its traffic figures, gets no cost what-if, and the gap is
+		// logged once per region and class and shown by capacity report
+		// (r.Err), instead of failing the collector every run (which would
+		// raise DynamoDBExporterCollectorFailing for good and hide the
+		// other tables' figures behind it).
 		r.Err = err
-		return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
+		if k := "\x00prices\x00" + t.Region + "\x00" + string(tableClass(tb)); !st.warned[k] {
+			st.warned[k] = true
+			c.logger.Warn("cost what-if skipped: no list price for the region; set collectors.capacity.prices for it", "account", t.Account, "region", t.Region, "table_class", string(tableClass(tb)), "err", err)
+		}
+		return r, nil
 	}
 	// One simulation from runFrom, running on from one cycle to the next
 	// (whatIf), each window read off it; windows start no earlier than the
@@ -739,6 +750,7 @@ func (st *capacityState) metrics() []prometheus.Metric {
 			add(catalogue.CapacityReadWriteRatio, f.Ratio7d, with("7d")...)
 			add(catalogue.CapacityReadWriteDrift, f.Drift, base...)
 			add(catalogue.CapacityReadWriteWeeklyDrift, f.WeeklyDrift, base...)
+			add(catalogue.CapacityReadWriteBaselineDrift, f.BaselineDrift, base...)
 			for d, v := range f.PeakToAverage {
 				add(catalogue.CapacityPeakToAverage, v, with(dimensionLabels[d], "7d")...)
 			}

@@ -34,6 +34,13 @@ type TrafficFigures struct {
 	// Drift every weekend but keeps WeeklyDrift near 0; a new workload moves
 	// both.
 	Ratio1dWeekAgo, WeeklyDrift float64
+	// RatioPrior3w is the ratio of the three weeks before the last 7 days
+	// (days 8 to 28 before the history's end); BaselineDrift is Ratio7d ÷
+	// RatioPrior3w − 1: the 7-day rolling mix against the 4-week baseline
+	// before it, which a mix change shows for three weeks after it (the
+	// 1-day figures see it for a day). NaN for a table younger than 28
+	// days.
+	RatioPrior3w, BaselineDrift float64
 	// PeakToAverage is, for reads and writes, the PeakPercentile of the
 	// 1-minute rates over 7 days divided by their mean.
 	PeakToAverage [2]float64
@@ -81,6 +88,13 @@ func deriveTraffic(index string, in figureInput) TrafficFigures {
 	}
 	if !math.IsNaN(f.Ratio1d) && f.Ratio1dWeekAgo > 0 {
 		f.WeeklyDrift = f.Ratio1d/f.Ratio1dWeekAgo - 1
+	}
+	f.RatioPrior3w, f.BaselineDrift = math.NaN(), math.NaN()
+	if weekAgo, start := in.end.Add(-week), in.end.Add(-4*week); !start.Before(in.dataStart) {
+		f.RatioPrior3w = ratio(in.read.sum(start, weekAgo), in.write.sum(start, weekAgo))
+	}
+	if !math.IsNaN(f.Ratio7d) && f.RatioPrior3w > 0 {
+		f.BaselineDrift = f.Ratio7d/f.RatioPrior3w - 1
 	}
 	from := in.end.Add(-week)
 	if in.dataStart.After(from) {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 )
 
 // TestCapacityUnknownBillingModeIsCounted: a billing mode the exporter does
@@ -57,5 +58,53 @@ func TestCapacityUnknownBillingModeIsCounted(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "unknown billing mode"); n != 1 {
 		t.Errorf("logged %d times, want once:\n%s", n, logs.String())
+	}
+}
+
+// TestCapacityRegionWithoutPricesIsAGapNotAFailure: a table in a region
+// without list prices (and no override) keeps its traffic figures and gets
+// no cost what-if; the run does not fail (a failing collector would raise
+// DynamoDBExporterCollectorFailing for good over a configuration gap), the
+// report says why, and the gap is logged once per region, naming the
+// setting that closes it. With an override the what-if runs.
+func TestCapacityRegionWithoutPricesIsAGapNotAFailure(t *testing.T) {
+	end := time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
+	b := boundsAt(end, 90*day)
+	var logs bytes.Buffer
+	table := &Table{Name: "orders", Description: &types.TableDescription{
+		TableName:          aws.String("orders"),
+		CreationDateTime:   aws.Time(end.Add(-60 * day)),
+		BillingModeSummary: &types.BillingModeSummary{BillingMode: types.BillingModePayPerRequest},
+	}}
+	history := func() *capacityState {
+		st := &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
+		for _, k := range historyKeys(table) {
+			h := newHistory(b)
+			h.apply(fetchWindow{time.Minute, b.b1, b.end}, []time.Time{b.end.Add(-time.Hour)}, []float64{6000})
+			h.finish(b)
+			st.hist[k] = h
+		}
+		return st
+	}
+	unpriced := &awsclient.Target{Account: "acct", Region: "eu-west-3"}
+	c := NewCapacity(Deps{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, CapacitySettings{})
+	st := history()
+	for run := range 2 {
+		r, err := c.report(unpriced, st, table, b)
+		if err != nil {
+			t.Fatalf("run %d: err = %v, want none (a gap, not a failure)", run, err)
+		}
+		if r == nil || r.Err == nil || !strings.Contains(r.Err.Error(), "eu-west-3") || len(r.Costs) != 0 || len(r.Traffic) != 1 {
+			t.Fatalf("run %d: report %+v, want Err naming the region, no costs, the traffic figures", run, r)
+		}
+	}
+	if n := strings.Count(logs.String(), "no list price for the region"); n != 1 || !strings.Contains(logs.String(), "collectors.capacity.prices") {
+		t.Errorf("logged %d times (want once, naming collectors.capacity.prices):\n%s", n, logs.String())
+	}
+	priced := NewCapacity(Deps{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))}, CapacitySettings{Prices: []capacity.PriceOverride{{Region: "eu-west-3",
+		Prices: capacity.Prices{OnDemandReadPerMillion: 0.15, OnDemandWritePerMillion: 0.75, ProvisionedRCUHour: 0.00015, ProvisionedWCUHour: 0.00075}}}})
+	r, err := priced.report(unpriced, history(), table, b)
+	if err != nil || r.Err != nil || len(r.Costs) != len(CostWindows) {
+		t.Fatalf("with an override: err %v, report err %v, %d windows; want the what-if", err, r.Err, len(r.Costs))
 	}
 }
