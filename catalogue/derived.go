@@ -24,10 +24,18 @@ const (
 	CapacitySimulatedThrottled   = "dynamodb_capacity_simulated_throttled_units"
 	CapacityTraceSeconds         = "dynamodb_capacity_cost_trace_seconds"
 	CapacityRecommendationInfo   = "dynamodb_capacity_recommendation_info"
-	capacityHistorySource        = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
-	capacityCostSource           = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
-	derivedNote                  = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
-	costNote                     = " Throughput only: storage, backups, streams and data transfer are out of scope."
+	// The diagnosis of the simulated throttling of a provisioned table's
+	// own auto-scaling policy (capacity.DiagnoseTable).
+	CapacityDiagnosisThrottled     = "dynamodb_capacity_diagnosis_throttled_units"
+	CapacityDiagnosisLastThrottled = "dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds"
+	CapacitySimulatedScalingEvents = "dynamodb_capacity_simulated_scaling_events_per_day"
+	CapacitySimulatedUtilization   = "dynamodb_capacity_simulated_utilization_ratio"
+	capacityHistorySource          = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
+	capacityCostSource             = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
+	derivedNote                    = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
+	costNote                       = " Throughput only: storage, backups, streams and data transfer are out of scope."
+	diagnosisSource                = "CloudWatch consumed history, Application Auto Scaling policy (target, min, max, cooldowns), DescribeTable billing mode; capacity package auto-scaling simulation (capacity.DiagnoseTable)"
+	diagnosisScope                 = " Only for a PROVISIONED table, per table (index empty) or GSI, for a dimension its own auto-scaling policy scales; the simulation runs the policy the table has now over the whole window, also before a change of the policy within it; the window covers what dynamodb_capacity_cost_trace_seconds says (less for a younger table); a minute without a datapoint counts as no traffic."
 )
 
 var (
@@ -78,4 +86,16 @@ var derivedFamilies = []Family{
 	{CapacityRecommendationInfo, Gauge,
 		"Billing-mode recommendation from the window's cost what-if as labels; the value is always 1. recommendation is keep, switch_to_on_demand or switch_to_provisioned; reason_code is cheaper, saving_below_minimum, simulated_throttling or traffic_below_minimum." + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "recommendation", "reason_code"}, "info", capacityCostSource},
+	{CapacityDiagnosisThrottled, Gauge,
+		"Request units the simulation of the table's current auto-scaling policy throttles over the window (7d or 30d), by dimension and cause: at_max, in minutes when capacity was held at the auto-scaling maximum below what the policy wanted (the maximum is too low); target, only for a target utilization above 70%, the units outside those minutes that the same policy at a 70% target does not throttle in the same minute (the target leaves too little headroom); reaction, the rest, demand rising faster than auto-scaling reacts (2 minutes above target, then collectors.capacity.scale_out_delay) even at a reasonable target. A cause without throttled units has no series: absent means none." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow, LabelDimension, LabelCause}, "request units", diagnosisSource},
+	{CapacityDiagnosisLastThrottled, Gauge,
+		"Start, as Unix seconds, of the latest simulated minute of the window with throttled units of the cause (at_max, target or reaction; see dynamodb_capacity_diagnosis_throttled_units), emitted with those units; time() minus it is how long ago the evidence is." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow, LabelDimension, LabelCause}, "seconds since epoch", diagnosisSource},
+	{CapacitySimulatedScalingEvents, Gauge,
+		"Scaling decisions (scale-outs plus scale-ins) per day of the simulation of the table's current auto-scaling policy over the window (7d); many decisions while dynamodb_capacity_simulated_utilization_ratio stays low mean a policy too sensitive for the traffic." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, LabelWindow}, "decisions per day", diagnosisSource},
+	{CapacitySimulatedUtilization, Gauge,
+		"Consumed capacity units over the simulated provisioned capacity of the table's current auto-scaling policy, over the window (7d): the utilization the policy achieves for the traffic, to read against its target." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, LabelWindow}, "ratio", diagnosisSource},
 }
