@@ -121,7 +121,7 @@ type WindowCost struct {
 const minTrace = time.Hour
 
 // scalingWindow is the window of the simulated scaling decisions and
-// utilization (ScalingWindowLabel); the what-if keeps its decisions per
+// utilization (scalingWindowLabel); the what-if keeps its decisions per
 // hour for that long only.
 const (
 	scalingWindow      = 7 * day
@@ -147,10 +147,10 @@ type IndexDiagnosis struct {
 // cycle.
 //
 // On a provisioned table, the dimensions its own policy scales are
-// diagnosed (capacity.Attribute): their throttled hours keep the units and
-// minutes of each cause, their last 7 days the scaling decisions of each
-// hour, and a dimension whose target is above 70% runs a second
-// simulation at 70% beside the first (its state only, a few hundred
+// diagnosed (capacity.Attribute): the throttled hours whose causes their
+// simHour cannot tell keep a causeSplit, the last 7 days the scaling
+// decisions of each hour, and a dimension whose target is above 70% runs a
+// second simulation at 70% beside the first (its state only, a few hundred
 // bytes). An on-demand table records none of it.
 //
 // The simulation starts where the what-if's first run starts (whatIfStart)
