@@ -32,6 +32,22 @@ import (
 // The simulation runs the policy the table has now over the whole window:
 // a policy changed within the window is judged as if it had applied all
 // along (what the new policy would have done with the window's traffic).
+//
+// Saturated minutes. The history is consumed capacity, what the table
+// served: on a table that really throttled, the demand it refused is not in
+// it, and the simulation of the same policy over it throttles little or
+// nothing (its burst covers the rest). Where the real table throttled, the
+// served demand reached its capacity instead. So a second signal counts the
+// saturated minutes (Saturated): those whose demand (Sum ÷ 60) is at or
+// above the simulated capacity in effect (burst can take it above), and
+// every throttled minute. Each saturated minute gets one cause
+// (SaturationCause), as throttled units do:
+//
+//   - CauseAtMax: the minute is at the maximum (MinuteOutcome.AtMax);
+//   - CauseTarget: only for a dimension whose target is above
+//     ReasonableTarget: the same minute under the run at ReasonableTarget
+//     is not saturated (its demand is below that run's capacity);
+//   - CauseReaction: the rest, saturated even at a reasonable target.
 
 // ReasonableTarget is the target utilization a higher target is compared
 // with: 70%, which leaves room for the scaling delay (the DynamoDB console
@@ -96,6 +112,39 @@ func Attribute(cur MinuteOutcome, reasonable *MinuteOutcome) ByCause {
 	return b
 }
 
+// Saturated reports whether a minute whose demand is sum (units, the
+// trace's Sum) saturated the outcome o: its demand, sum ÷ 60 units/s, at or
+// above the capacity in effect, or throttled. In a history capped by real
+// throttling, served demand reaching the capacity is where the throttling
+// shows (burst can take it above).
+func Saturated(sum float64, o MinuteOutcome) bool {
+	return o.Throttled > 0 || (sum > 0 && sum/60 >= o.Capacity)
+}
+
+// SaturationCause returns the cause of a saturated minute whose demand is
+// sum: cur is the minute under the table's settings, reasonable the same
+// minute at ReasonableTarget or nil (not compared). ok is false when the
+// minute is not saturated under the table's settings.
+func SaturationCause(sum float64, cur MinuteOutcome, reasonable *MinuteOutcome) (c Cause, ok bool) {
+	switch {
+	case !Saturated(sum, cur):
+		return 0, false
+	case cur.AtMax:
+		return CauseAtMax, true
+	case reasonable != nil && !Saturated(sum, *reasonable):
+		return CauseTarget, true
+	}
+	return CauseReaction, true
+}
+
+// diagnoseMinute is the diagnosis of one minute of one dimension whose
+// demand is sum.
+func diagnoseMinute(sum float64, cur MinuteOutcome, reasonable *MinuteOutcome) DiagnosedMinute {
+	m := DiagnosedMinute{MinuteOutcome: cur, Causes: Attribute(cur, reasonable)}
+	m.SaturatedCause, m.Saturated = SaturationCause(sum, cur, reasonable)
+	return m
+}
+
 // ReasonableSettings returns s with the target of each dimension's own
 // auto-scaling policy lowered to ReasonableTarget where it is above it,
 // and which dimensions (Read, Write) it lowered. s is not modified.
@@ -114,19 +163,23 @@ func ReasonableSettings(s Settings) (Settings, [2]bool) {
 	return out, lowered
 }
 
-// DiagnosedMinute is one simulated minute of one dimension and its
-// throttled units by cause.
+// DiagnosedMinute is one simulated minute of one dimension, its
+// throttled units by cause and whether it was saturated, and why.
 type DiagnosedMinute struct {
 	MinuteOutcome
 	// Causes splits MinuteOutcome.Throttled by cause.
 	Causes ByCause
+	// Saturated is true when the minute's demand reached its capacity
+	// (Saturated); SaturatedCause is then its cause (SaturationCause).
+	Saturated      bool
+	SaturatedCause Cause
 }
 
 // DiagnosisStream is a TableStream of a table's settings and, when asked
 // to compare and a dimension's own policy targets more than
 // ReasonableTarget, a second TableStream of ReasonableSettings stepped with
 // it, minute by minute: each Step returns the minute's outcome under the
-// table's settings with its throttled units by cause. Without a dimension
+// table's settings with its throttled units by cause and its saturation. Without a dimension
 // to compare it costs what a TableStream costs; with one, a second
 // stream's state (a few hundred bytes). Start, Next, Minutes and the
 // methods are those of the table's settings.
@@ -165,8 +218,8 @@ func NewDiagnosisStream(start time.Time, s Settings, defaults *AutoScalingSettin
 // ReasonableTarget.
 func (d *DiagnosisStream) Compared() [2]bool { return d.compared }
 
-// Step simulates the next minute, as TableStream.Step, and splits its
-// throttled units by cause.
+// Step simulates the next minute, as TableStream.Step, splits its
+// throttled units by cause and says whether it was saturated, and why.
 func (d *DiagnosisStream) Step(read, write float64) [2]DiagnosedMinute {
 	cur := d.TableStream.Step(read, write)
 	var alt [2]MinuteOutcome
@@ -174,12 +227,12 @@ func (d *DiagnosisStream) Step(read, write float64) [2]DiagnosedMinute {
 		alt = d.reasonable.Step(read, write)
 	}
 	var out [2]DiagnosedMinute
-	for k := range out {
+	for k, sum := range [2]float64{finiteSum(read), finiteSum(write)} {
 		var r *MinuteOutcome
 		if d.compared[k] {
 			r = &alt[k]
 		}
-		out[k] = DiagnosedMinute{MinuteOutcome: cur[k], Causes: Attribute(cur[k], r)}
+		out[k] = diagnoseMinute(sum, cur[k], r)
 	}
 	return out
 }
@@ -205,8 +258,13 @@ type Diagnosis struct {
 	Compared bool
 	// Throttled is the simulated throttled units by cause.
 	Throttled ByCause
+	// SaturatedMinutes counts the saturated minutes by cause (Saturated,
+	// SaturationCause): the signal a history capped by real throttling
+	// still shows.
+	SaturatedMinutes ByCause
 	// Last is, per cause, the start of the latest minute of the window with
-	// throttled units of that cause; zero without any.
+	// throttled units or a saturated minute of that cause; zero without
+	// any.
 	Last [NumCauses]time.Time
 	// ScalingDecisions counts the scaling decisions (out and in) of the
 	// window.
@@ -246,7 +304,8 @@ type TableDiagnosis struct {
 // DiagnoseTable simulates one table or GSI under its settings (as
 // SimulateTable) and, when a dimension's own policy targets more than
 // ReasonableTarget, under ReasonableSettings too, and returns the
-// diagnosis of each window: the last part of the trace (7 days, 30 days),
+// diagnosis of each window (throttled units and saturated minutes by
+// cause): the last part of the trace (7 days, 30 days),
 // read off the one run as EvaluateTableWindows reads its windows. A
 // window longer than the trace covers the whole trace; a window must cover
 // at least an hour and the trace at least 60 minutes.
@@ -292,9 +351,9 @@ func diagnose(cur, alt Simulation, compared bool, lo, hi int) Diagnosis {
 		o := MinuteOutcome{Capacity: cur.Capacity[i], Throttled: cur.throttled[i], AtMax: cur.atMax[i]}
 		var r *MinuteOutcome
 		if compared {
-			r = &MinuteOutcome{Throttled: alt.throttled[i], AtMax: alt.atMax[i]}
+			r = &MinuteOutcome{Capacity: alt.Capacity[i], Throttled: alt.throttled[i], AtMax: alt.atMax[i]}
 		}
-		d.add(cur.Start.Add(time.Duration(i)*time.Minute), Attribute(o, r))
+		d.add(cur.Start.Add(time.Duration(i)*time.Minute), diagnoseMinute(cur.demand[i], o, r))
 		d.UnitHours += o.Capacity / 60
 		d.Demand += cur.demand[i]
 	}
@@ -306,13 +365,17 @@ func diagnose(cur, alt Simulation, compared bool, lo, hi int) Diagnosis {
 	return d
 }
 
-// add counts the units by cause of the minute starting at at (minutes in
-// order).
-func (d *Diagnosis) add(at time.Time, b ByCause) {
-	for c, v := range b {
+// add counts the throttled units by cause and the saturation of the
+// minute m starting at at (minutes in order).
+func (d *Diagnosis) add(at time.Time, m DiagnosedMinute) {
+	for c, v := range m.Causes {
 		if v > 0 {
 			d.Throttled[c] += v
 			d.Last[c] = at
 		}
+	}
+	if m.Saturated {
+		d.SaturatedMinutes[m.SaturatedCause]++
+		d.Last[m.SaturatedCause] = at
 	}
 }
