@@ -774,8 +774,14 @@ func (st *capacityState) metrics() []prometheus.Metric {
 					}
 					lv := []string{r.Account, r.Region, r.Table, d.Index, wc.Window, dimensionLabels[k]}
 					for _, cause := range capacity.Causes() {
-						if v := dd.Throttled[cause]; v > 0 {
-							add(catalogue.CapacityDiagnosisThrottled, v, append(lv, cause.String())...)
+						units, minutes := dd.Throttled[cause], dd.SaturatedMinutes[cause]
+						if units > 0 {
+							add(catalogue.CapacityDiagnosisThrottled, units, append(lv, cause.String())...)
+						}
+						if minutes > 0 {
+							add(catalogue.CapacityDiagnosisSaturated, minutes, append(lv, cause.String())...)
+						}
+						if units > 0 || minutes > 0 {
 							add(catalogue.CapacityDiagnosisLastThrottled, unixSeconds(dd.Last[cause]), append(lv, cause.String())...)
 						}
 					}

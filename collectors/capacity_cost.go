@@ -147,11 +147,12 @@ type IndexDiagnosis struct {
 // cycle.
 //
 // On a provisioned table, the dimensions its own policy scales are
-// diagnosed (capacity.Attribute): the throttled hours whose causes their
-// simHour cannot tell keep a causeSplit, the last 7 days the scaling
-// decisions of each hour, and a dimension whose target is above 70% runs a
-// second simulation at 70% beside the first (its state only, a few hundred
-// bytes). An on-demand table records none of it.
+// diagnosed (capacity.Attribute, capacity.SaturationCause): the throttled
+// hours whose causes their simHour cannot tell keep a causeSplit, the
+// quarters of an hour with saturated minutes a satQuarter, the last 7 days
+// the scaling decisions of each hour, and a dimension whose target is
+// above 70% runs a second simulation at 70% beside the first (its state
+// only, a few hundred bytes). An on-demand table records none of it.
 //
 // The simulation starts where the what-if's first run starts (whatIfStart)
 // and then runs on: the windows are read off one continuous run, so a
@@ -183,10 +184,12 @@ type simRecord struct {
 	h0          int32 // hour of units[0]
 	units       []float32
 	events      []simHour
-	// diagnosed records what the diagnosis reads: splits, and the scaling
-	// decisions of each hour from s0 (the last scalingWindow).
+	// diagnosed records what the diagnosis reads: splits, saturated
+	// minutes, and the scaling decisions of each hour from s0 (the last
+	// scalingWindow).
 	diagnosed bool
 	splits    []causeSplit
+	sats      []satQuarter
 	s0        int32
 	scalings  []uint8
 }
@@ -213,6 +216,24 @@ type causeSplit struct {
 	tgt, rea         uint64 // minutes with units of each (bit i: minute i)
 }
 
+// satQuarter is a quarter of an hour of a diagnosed dimension with
+// saturated minutes (capacity.Saturated): quarter q holds minutes 15q to
+// 15q+14, bit i minute 15q+i. It has all of them, and those of the target
+// cause; the others are at_max where the hour's simHour has them at the
+// maximum (a minute at the maximum always has a simHour), reaction
+// otherwise. 8 bytes a quarter with any: a rise saturates a few minutes,
+// one or two quarters; a healthy table keeps none.
+type satQuarter struct {
+	q        int32
+	sat, tgt uint16
+}
+
+// quarterBits returns the minutes of quarter q among those of its hour
+// (bit i: minute i of the hour), as the quarter's bits.
+func quarterBits(q int32, hour uint64) uint16 {
+	return uint16(hour>>uint(q%4*15)) & (1<<15 - 1)
+}
+
 func (r *simRecord) record(m int32, o capacity.DiagnosedMinute) {
 	h := m / 60
 	if len(r.units) == 0 {
@@ -228,6 +249,17 @@ func (r *simRecord) record(m int32, o capacity.DiagnosedMinute) {
 			r.scalings = append(r.scalings, 0)
 		}
 		r.scalings[h-r.s0]++ // at most one decision a minute
+	}
+	if r.diagnosed && o.Saturated {
+		q := m / 15
+		if n := len(r.sats); n == 0 || r.sats[n-1].q != q {
+			r.sats = append(r.sats, satQuarter{q: q})
+		}
+		x, bit := &r.sats[len(r.sats)-1], uint16(1)<<uint(m-q*15)
+		x.sat |= bit
+		if o.SaturatedCause == capacity.CauseTarget {
+			x.tgt |= bit
+		}
 	}
 	if o.Throttled <= 0 && !o.AtMax {
 		return
@@ -294,6 +326,11 @@ func (r *simRecord) prune(before, scalingsBefore int32) {
 		j++
 	}
 	r.splits = append(r.splits[:0], r.splits[j:]...)
+	j = 0
+	for j < len(r.sats) && (r.sats[j].q+1)*15 <= before {
+		j++
+	}
+	r.sats = append(r.sats[:0], r.sats[j:]...)
 	if n := int((scalingsBefore/60 - r.s0)); n > 0 && len(r.scalings) > 0 {
 		n = min(n, len(r.scalings)-1)
 		r.scalings = append(r.scalings[:0], r.scalings[n:]...)
@@ -304,12 +341,17 @@ func (r *simRecord) prune(before, scalingsBefore int32) {
 	if cap(r.scalings) > len(r.scalings)+16 {
 		r.scalings = append(make([]uint8, 0, len(r.scalings)+4), r.scalings...)
 	}
+	// Nor the room of the saturated quarters' doublings (a few a day).
+	if cap(r.sats) > len(r.sats)+8 {
+		r.sats = append(make([]satQuarter, 0, len(r.sats)+2), r.sats...)
+	}
 }
 
 func (r simRecord) clone() simRecord {
 	r.units = append([]float32(nil), r.units...)
 	r.events = append([]simHour(nil), r.events...)
 	r.splits = append([]causeSplit(nil), r.splits...)
+	r.sats = append([]satQuarter(nil), r.sats...)
 	r.scalings = append([]uint8(nil), r.scalings...)
 	return r
 }
@@ -329,8 +371,9 @@ func inRange(h, lo, hi int32) uint64 {
 
 // diagnosis returns the diagnosis of minutes [lo, hi): the throttled
 // units of each cause (an hour [lo, hi) cuts shared pro rata of the
-// cause's minutes), the latest minute of each exactly, and the capacity.
-// Demand, Compared and ScalingDecisions are the caller's to set.
+// cause's minutes), the saturated minutes of each and the latest minute of
+// each exactly, and the capacity. Demand, Compared and ScalingDecisions
+// are the caller's to set.
 func (r *simRecord) diagnosis(lo, hi int32) capacity.Diagnosis {
 	d := capacity.Diagnosis{Start: time.Unix(int64(lo)*60, 0).UTC(), Minutes: int(hi - lo), UnitHours: r.unitMinutes(lo, hi) / 60}
 	j := 0
@@ -368,11 +411,45 @@ func (r *simRecord) diagnosis(lo, hi int32) capacity.Diagnosis {
 			} else {
 				d.Throttled[c] += units[c] * float64(n) / float64(total)
 			}
-			d.Last[c] = time.Unix(int64(x.h*60+int32(63-bits.LeadingZeros64(all&in)))*60, 0).UTC()
+			d.Last[c] = lastMinute(x.h, all&in)
+		}
+	}
+	j = 0
+	for _, x := range r.sats {
+		h := x.q / 4
+		for j < len(r.events) && r.events[j].h < h {
+			j++
+		}
+		if (x.q+1)*15 <= lo || x.q*15 >= hi {
+			continue
+		}
+		var atMax uint16
+		if j < len(r.events) && r.events[j].h == h {
+			atMax = x.sat & quarterBits(x.q, r.events[j].atMax)
+		}
+		in := quarterBits(x.q, inRange(h, lo, hi))
+		minutes := [capacity.NumCauses]uint16{capacity.CauseAtMax: atMax, capacity.CauseTarget: x.tgt, capacity.CauseReaction: x.sat &^ atMax &^ x.tgt}
+		for c, all := range minutes {
+			if all&in == 0 {
+				continue
+			}
+			d.SaturatedMinutes[c] += float64(bits.OnesCount16(all & in))
+			if at := minuteStart(x.q*15 + int32(bits.Len16(all&in)-1)); at.After(d.Last[c]) {
+				d.Last[c] = at
+			}
 		}
 	}
 	return d
 }
+
+// lastMinute returns the start of the latest minute of hour h in minutes
+// (not empty; bit i: minute i).
+func lastMinute(h int32, minutes uint64) time.Time {
+	return minuteStart(h*60 + int32(63-bits.LeadingZeros64(minutes)))
+}
+
+// minuteStart returns the start of the minute m (minuteIndex).
+func minuteStart(m int32) time.Time { return time.Unix(int64(m)*60, 0).UTC() }
 
 // scalingDecisions returns the scaling decisions of minutes [lo, hi),
 // those of an hour [lo, hi) cuts pro rata of its simulated minutes in

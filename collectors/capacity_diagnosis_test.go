@@ -21,10 +21,11 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/testtools"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/sim"
 )
 
 // diagnosisFamilies are the families of the diagnosis.
-var diagnosisFamilies = []string{catalogue.CapacityDiagnosisThrottled, catalogue.CapacityDiagnosisLastThrottled,
+var diagnosisFamilies = []string{catalogue.CapacityDiagnosisThrottled, catalogue.CapacityDiagnosisSaturated, catalogue.CapacityDiagnosisLastThrottled,
 	catalogue.CapacitySimulatedScalingEvents, catalogue.CapacitySimulatedUtilization}
 
 // sample is one exposed series: its family, labels and value.
@@ -222,18 +223,31 @@ func TestDiagnosisOfAProvisionedAutoScaledTable(t *testing.T) {
 			w := []capacity.Diagnosis{want[j].Read, want[j].Write}[k]
 			for _, cause := range capacity.Causes() {
 				lv := []string{"table=prov", "index=", "window=" + window, "dimension=" + dim, "cause=" + cause.String()}
-				units, last := find(ss, catalogue.CapacityDiagnosisThrottled, lv...), find(ss, catalogue.CapacityDiagnosisLastThrottled, lv...)
-				if w.Throttled[cause] == 0 {
-					if len(units)+len(last) != 0 {
-						t.Errorf("%s %s %s: %v %v, want no series (no units)", window, dim, cause, units, last)
+				units, minutes, last := find(ss, catalogue.CapacityDiagnosisThrottled, lv...), find(ss, catalogue.CapacityDiagnosisSaturated, lv...),
+					find(ss, catalogue.CapacityDiagnosisLastThrottled, lv...)
+				if (len(units) == 1) != (w.Throttled[cause] > 0) || len(units) > 1 {
+					t.Errorf("%s %s %s: %v, reference %v units (a series only with units)", window, dim, cause, units, w.Throttled[cause])
+				}
+				if (len(minutes) == 1) != (w.SaturatedMinutes[cause] > 0) || len(minutes) > 1 {
+					t.Errorf("%s %s %s: %v, reference %v saturated minutes (a series only with minutes)", window, dim, cause, minutes, w.SaturatedMinutes[cause])
+				}
+				if w.Throttled[cause] == 0 && w.SaturatedMinutes[cause] == 0 {
+					if len(last) != 0 {
+						t.Errorf("%s %s %s: %v, want no series (no units, no saturated minutes)", window, dim, cause, last)
 					}
 					continue
 				}
-				if len(units) != 1 || len(last) != 1 {
-					t.Fatalf("%s %s %s: %d and %d series, want one each (reference %v units)", window, dim, cause, len(units), len(last), w.Throttled[cause])
+				if len(last) != 1 {
+					t.Fatalf("%s %s %s: %d last series, want one (reference %v units, %v saturated minutes)", window, dim, cause, len(last), w.Throttled[cause], w.SaturatedMinutes[cause])
 				}
-				if math.Abs(units[0].value-w.Throttled[cause]) > 1e-6*w.Throttled[cause] || last[0].value != float64(w.Last[cause].Unix()) {
-					t.Errorf("%s %s %s: %v units, last %v; DiagnoseTable %v, last %v", window, dim, cause, units[0].value, time.Unix(int64(last[0].value), 0).UTC(), w.Throttled[cause], w.Last[cause])
+				if len(units) == 1 && math.Abs(units[0].value-w.Throttled[cause]) > 1e-6*w.Throttled[cause] {
+					t.Errorf("%s %s %s: %v units; DiagnoseTable %v", window, dim, cause, units[0].value, w.Throttled[cause])
+				}
+				if len(minutes) == 1 && minutes[0].value != w.SaturatedMinutes[cause] {
+					t.Errorf("%s %s %s: %v saturated minutes; DiagnoseTable %v", window, dim, cause, minutes[0].value, w.SaturatedMinutes[cause])
+				}
+				if last[0].value != float64(w.Last[cause].Unix()) {
+					t.Errorf("%s %s %s: last %v; DiagnoseTable %v", window, dim, cause, time.Unix(int64(last[0].value), 0).UTC(), w.Last[cause])
 				}
 			}
 			scaling, util := find(ss, catalogue.CapacitySimulatedScalingEvents, "table=prov", "index=", "dimension="+dim, "window="+window),
@@ -252,14 +266,23 @@ func TestDiagnosisOfAProvisionedAutoScaledTable(t *testing.T) {
 			}
 		}
 	}
-	// What the traffic was built to show.
+	// What the traffic was built to show. Its history is the demand, not
+	// capped: the read rise to 200 is saturated at 70% too (200 ≥ 143,
+	// its burst serves it), so its saturated minutes are reaction.
 	for _, c := range []struct {
-		dim, cause string
-		want       bool
-	}{{"read", "target", true}, {"read", "at_max", false}, {"write", "at_max", true}, {"write", "reaction", true}, {"write", "target", false}} {
-		got := find(ss, catalogue.CapacityDiagnosisThrottled, "table=prov", "index=", "window=7d", "dimension="+c.dim, "cause="+c.cause)
+		family, dim, cause string
+		want               bool
+	}{
+		{catalogue.CapacityDiagnosisThrottled, "read", "target", true}, {catalogue.CapacityDiagnosisThrottled, "read", "at_max", false},
+		{catalogue.CapacityDiagnosisThrottled, "write", "at_max", true}, {catalogue.CapacityDiagnosisThrottled, "write", "reaction", true},
+		{catalogue.CapacityDiagnosisThrottled, "write", "target", false},
+		{catalogue.CapacityDiagnosisSaturated, "read", "reaction", true}, {catalogue.CapacityDiagnosisSaturated, "read", "at_max", false},
+		{catalogue.CapacityDiagnosisSaturated, "write", "at_max", true}, {catalogue.CapacityDiagnosisSaturated, "write", "reaction", true},
+		{catalogue.CapacityDiagnosisSaturated, "write", "target", false},
+	} {
+		got := find(ss, c.family, "table=prov", "index=", "window=7d", "dimension="+c.dim, "cause="+c.cause)
 		if (len(got) == 1) != c.want {
-			t.Errorf("7d %s %s: %v, want a series: %v", c.dim, c.cause, got, c.want)
+			t.Errorf("7d %s %s %s: %v, want a series: %v", c.family, c.dim, c.cause, got, c.want)
 		}
 	}
 	last := find(ss, catalogue.CapacityDiagnosisLastThrottled, "table=prov", "window=7d", "dimension=read", "cause=target")
@@ -310,6 +333,58 @@ func TestDiagnosisOfAYoungTable(t *testing.T) {
 		}
 		if units[0].value != units[1].value || trace[0].value != trace[1].value || trace[0].value > c.age.Seconds() {
 			t.Errorf("%v old: at_max units %v and %v, trace %v and %v seconds; want both windows alike, at most the table's age", c.age, units[0].value, units[1].value, trace[0].value, trace[1].value)
+		}
+	}
+}
+
+// TestDiagnosisOfTheDemo runs the capacity collector once on the built-in
+// demo account, whose simulated tables throttle as their policies say: the
+// consumed history it reads is capped by that throttling, as CloudWatch's
+// is. The simulation of the same policies over it throttles (almost)
+// nothing; the saturated minutes find the failures the demo stages:
+// carts-target90 (a 90% target, a daily 2.5x rush) saturates by its
+// target, tickets-spike (10x and 50x spikes above its maximum) at the
+// maximum; the healthy control table not at all.
+func TestDiagnosisOfTheDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates the demo account's 90 days")
+	}
+	sc, err := sim.Builtin("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The start of the alert pack's replays.
+	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	a := newSimulatedAccount(t, sc, start)
+	c := a.collector()
+	if err := c.Run(context.Background(), start); err != nil {
+		t.Fatal(err)
+	}
+	ss := samples(t, c.Metrics())
+	for _, f := range []string{catalogue.CapacityDiagnosisThrottled, catalogue.CapacityDiagnosisSaturated} {
+		for _, s := range find(ss, f) {
+			t.Logf("%s %s %s %s %s %s: %v", strings.TrimPrefix(f, "dynamodb_capacity_diagnosis_"), s.labels["table"], s.labels["index"], s.labels["window"],
+				s.labels["dimension"], s.labels["cause"], s.value)
+		}
+	}
+	for _, c := range []struct {
+		table, window, cause string
+	}{
+		{"carts-target90", "30d", "target"}, {"carts-target90", "7d", "target"},
+		{"tickets-spike", "30d", "at_max"}, {"tickets-spike", "7d", "at_max"},
+	} {
+		got := find(ss, catalogue.CapacityDiagnosisSaturated, "table="+c.table, "index=", "window="+c.window, "dimension=read", "cause="+c.cause)
+		if len(got) != 1 || !(got[0].value > 0) {
+			t.Errorf("%s %s read: %v, want %s saturated minutes", c.table, c.window, got, c.cause)
+		}
+		last := find(ss, catalogue.CapacityDiagnosisLastThrottled, "table="+c.table, "index=", "window="+c.window, "dimension=read", "cause="+c.cause)
+		if len(last) != 1 || time.Unix(int64(last[0].value), 0).Before(start.Add(-7*day)) || !time.Unix(int64(last[0].value), 0).Before(start) {
+			t.Errorf("%s %s read: last %v, want within the last 7 days", c.table, c.window, last)
+		}
+	}
+	for _, f := range diagnosisFamilies[:3] {
+		if got := find(ss, f, "table=catalog-healthy"); len(got) != 0 {
+			t.Errorf("the healthy table: %v", got)
 		}
 	}
 }
