@@ -83,11 +83,13 @@ type diagnosisJ struct {
 	Utilization    *float64 `json:"simulated_utilization"`
 }
 
-// causeJ is the throttled units of one cause, and when, in a window.
+// causeJ is the throttled units and saturated minutes of one cause, and
+// when, in a window.
 type causeJ struct {
-	Cause          string    `json:"cause"`
-	ThrottledUnits float64   `json:"throttled_units"`
-	LastThrottled  time.Time `json:"last_throttled"`
+	Cause            string    `json:"cause"`
+	ThrottledUnits   float64   `json:"throttled_units"`
+	SaturatedMinutes int       `json:"saturated_minutes"`
+	LastThrottled    time.Time `json:"last_throttled"`
 }
 
 type verdictJ struct {
@@ -175,7 +177,7 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 // diagnosisRows lists the diagnosis of a report: per table or GSI (in
 // the order of Traffic), window and dimension, the dimensions its own
 // policy scales on a provisioned table; each with the causes that have
-// throttled units.
+// throttled units or saturated minutes.
 func diagnosisRows(r collectors.TableReport) []diagnosisJ {
 	out := []diagnosisJ{}
 	for _, f := range r.Traffic {
@@ -191,8 +193,9 @@ func diagnosisRows(r collectors.TableReport) []diagnosisJ {
 					row := diagnosisJ{Index: d.Index, Window: c.Window, Dimension: capacity.Dimension(k).String(), TargetCompared: dd.Compared,
 						Causes: []causeJ{}, ScalingPerDay: finite(round2(dd.ScalingDecisionsPerDay())), Utilization: finite(math.Round(dd.Utilization()*1000) / 1000)}
 					for _, cause := range capacity.Causes() {
-						if v := dd.Throttled[cause]; v > 0 {
-							row.Causes = append(row.Causes, causeJ{Cause: cause.String(), ThrottledUnits: round2(v), LastThrottled: dd.Last[cause].UTC()})
+						if v, n := dd.Throttled[cause], dd.SaturatedMinutes[cause]; v > 0 || n > 0 {
+							row.Causes = append(row.Causes, causeJ{Cause: cause.String(), ThrottledUnits: round2(v), SaturatedMinutes: int(n),
+								LastThrottled: dd.Last[cause].UTC()})
 						}
 					}
 					out = append(out, row)
@@ -203,12 +206,23 @@ func diagnosisRows(r collectors.TableReport) []diagnosisJ {
 	return out
 }
 
-// causeText says a cause's units and when, or "-".
+// causeText says a cause's units, saturated minutes and when, or "-".
 func causeText(row diagnosisJ, cause capacity.Cause) string {
 	for _, c := range row.Causes {
-		if c.Cause == cause.String() {
-			return fmt.Sprintf("%s units, last %s", units(c.ThrottledUnits), c.LastThrottled.Format("2006-01-02 15:04 UTC"))
+		if c.Cause != cause.String() {
+			continue
 		}
+		var parts []string
+		if c.ThrottledUnits > 0 {
+			parts = append(parts, units(c.ThrottledUnits)+" units")
+		}
+		switch {
+		case c.SaturatedMinutes == 1:
+			parts = append(parts, "1 saturated minute")
+		case c.SaturatedMinutes > 1:
+			parts = append(parts, fmt.Sprintf("%d saturated minutes", c.SaturatedMinutes))
+		}
+		return strings.Join(append(parts, "last "+c.LastThrottled.Format("2006-01-02 15:04 UTC")), ", ")
 	}
 	return "-"
 }
@@ -324,10 +338,12 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 
 // diagnosisIntro says what the diagnosis holds.
 const diagnosisIntro = "For provisioned tables, per table or GSI and dimension that its own auto-scaling policy scales: the request units the " +
-	"simulation of the current policy throttles over the window, by cause, with the latest throttled minute. At the maximum: capacity held at " +
-	"the auto-scaling maximum below what the policy wanted. Target above 70%: units the same policy at a 70% target would not throttle. " +
-	"Reaction: demand rising faster than auto-scaling reacts, even at 70%. The current policy is simulated over the whole window; a minute " +
-	"without data counts as no traffic. Scalings per day and utilization (consumed ÷ simulated capacity) over 7 days."
+	"simulation of the current policy throttles over the window, and its saturated minutes (consumed demand at or above the simulated capacity), " +
+	"by cause, with the latest throttled or saturated minute. The history is consumed capacity, capped by the table's real throttling: where " +
+	"the table refused demand, the simulation throttles little or nothing, but the minutes at capacity show it. At the maximum: capacity held at " +
+	"the auto-scaling maximum below what the policy wanted. Target above 70%: units the same policy at a 70% target would not throttle, minutes " +
+	"it would not saturate. Reaction: demand rising faster than auto-scaling reacts, even at 70%. The current policy is simulated over the whole " +
+	"window; a minute without data counts as no traffic. Scalings per day and utilization (consumed ÷ simulated capacity) over 7 days."
 
 // targetText is the target cause's cell: "-" when the target is not
 // above 70% (not compared), "none" when compared and nothing found.

@@ -73,8 +73,9 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Diagnosis (provisioned tables, per table or GSI and dimension their own auto-scaling policy scales: request units the simulation of the current policy "+
-		"throttles by cause, with the latest throttled minute; at max = capacity held at the auto-scaling maximum, target = units a 70% target would not throttle, "+
-		"reaction = demand rising faster than auto-scaling reacts; scalings per day and utilization over 7 days)")
+		"throttles and saturated minutes (consumed demand at or above the simulated capacity: where a history capped by real throttling shows it) by cause, "+
+		"with the latest throttled or saturated minute; at max = capacity held at the auto-scaling maximum, target = units a 70% target would not throttle, "+
+		"minutes it would not saturate, reaction = demand rising faster than auto-scaling reacts; scalings per day and utilization over 7 days)")
 	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tINDEX\tWINDOW\tDIMENSION\tAT MAX\tTARGET\tREACTION\tSCALINGS/DAY\tUTILIZATION")
 	for _, r := range reports {
 		for _, d := range diagnosisRows(r) {
