@@ -18,6 +18,13 @@
 //     table or GSI; SimulateProvisioned and SimulateFixed run one dimension.
 //   - EvaluateTableWindows evaluates several windows (7 and 30 days) off one
 //     simulation over the whole trace, so no window starts cold.
+//   - DiagnoseTable (and DiagnosisStream, minute by minute) says why the
+//     simulation of a table's own policy throttles, and why its minutes
+//     saturate (demand at or above the simulated capacity: where a history
+//     capped by real throttling shows it): at the auto-scaling maximum, a
+//     target above ReasonableTarget (70%) that the same policy at 70% would
+//     not throttle or saturate, or the reaction time of auto-scaling
+//     (diagnosis.go).
 //
 // Unlike AWS's evaluator, which assumes instant scaling, the simulation delays
 // each scale-out by AutoScalingSettings.ScaleOutDelay and counts the demand

@@ -26,10 +26,19 @@ const (
 	CapacitySimulatedThrottled   = "dynamodb_capacity_simulated_throttled_units"
 	CapacityTraceSeconds         = "dynamodb_capacity_cost_trace_seconds"
 	CapacityRecommendationInfo   = "dynamodb_capacity_recommendation_info"
-	capacityHistorySource        = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
-	capacityCostSource           = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
-	derivedNote                  = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
-	costNote                     = " Throughput only: storage, backups, streams and data transfer are out of scope."
+	// The diagnosis of the simulated throttling of a provisioned table's
+	// own auto-scaling policy (capacity.DiagnoseTable).
+	CapacityDiagnosisThrottled     = "dynamodb_capacity_diagnosis_throttled_units"
+	CapacityDiagnosisSaturated     = "dynamodb_capacity_diagnosis_saturated_minutes"
+	CapacityDiagnosisLastThrottled = "dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds"
+	CapacitySimulatedScalingEvents = "dynamodb_capacity_simulated_scaling_events_per_day"
+	CapacitySimulatedUtilization   = "dynamodb_capacity_simulated_utilization_ratio"
+	capacityHistorySource          = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
+	capacityCostSource             = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
+	derivedNote                    = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
+	costNote                       = " Throughput only: storage, backups, streams and data transfer are out of scope."
+	diagnosisSource                = "CloudWatch consumed history, Application Auto Scaling policy (target, min, max, cooldowns), DescribeTable billing mode; capacity package auto-scaling simulation (capacity.DiagnoseTable)"
+	diagnosisScope                 = " Only for a PROVISIONED table, per table (index empty) or GSI, for a dimension its own auto-scaling policy scales; the simulation runs the policy the table has now over the whole window, also before a change of the policy within it; the window covers what dynamodb_capacity_cost_trace_seconds says (less for a younger table); a minute without a datapoint counts as no traffic."
 )
 
 var (
@@ -83,4 +92,19 @@ var derivedFamilies = []Family{
 	{CapacityRecommendationInfo, Gauge,
 		"Billing-mode recommendation from the window's cost what-if as labels; the value is always 1. recommendation is keep, switch_to_on_demand or switch_to_provisioned; reason_code is cheaper, saving_below_minimum, simulated_throttling or traffic_below_minimum." + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "recommendation", "reason_code"}, "info", capacityCostSource},
+	{CapacityDiagnosisThrottled, Gauge,
+		"Request units the simulation of the table's current auto-scaling policy throttles over the window (7d or 30d), by dimension and cause: at_max, in minutes when capacity was held at the auto-scaling maximum below what the policy wanted (the maximum is too low); target, only for a target utilization above 70%, the units outside those minutes that the same policy at a 70% target does not throttle in the same minute (the target leaves too little headroom); reaction, the rest, demand rising faster than auto-scaling reacts (2 minutes above target, then collectors.capacity.scale_out_delay) even at a reasonable target. A cause without throttled units has no series: absent means none. The history is consumed capacity, already capped by the table's real throttling: demand the table refused is not in it, so a policy that served its own history throttles little or nothing here (its real throttling is in dynamodb_throttle_events_total; dynamodb_capacity_diagnosis_saturated_minutes is the signal that survives the cap)." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow, LabelDimension, LabelCause}, "request units", diagnosisSource},
+	{CapacityDiagnosisSaturated, Gauge,
+		"Minutes of the window (7d or 30d) whose consumed demand reached the capacity the simulation of the table's current auto-scaling policy had in effect (at or above it: burst can take it above; every throttled minute too), by dimension and cause: at_max, the minute's capacity was held at the auto-scaling maximum below what the policy wanted; target, only for a target utilization above 70%, the same minute is below the capacity of the same policy at a 70% target; reaction, the rest, saturated even at a reasonable target. Why: the history is consumed capacity, what the table served; on a table that really throttled the refused demand is missing, so the simulation of the same policy over it throttles almost nothing (dynamodb_capacity_diagnosis_throttled_units stays empty exactly where the failure is), but the served demand shows up pinned at the capacity: saturated minutes are where a capped history shows its throttling. A cause without saturated minutes has no series: absent means none." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow, LabelDimension, LabelCause}, "minutes", diagnosisSource},
+	{CapacityDiagnosisLastThrottled, Gauge,
+		"Start, as Unix seconds, of the latest simulated minute of the window with throttled units or a saturated minute of the cause (at_max, target or reaction; see dynamodb_capacity_diagnosis_throttled_units and dynamodb_capacity_diagnosis_saturated_minutes), emitted with either; time() minus it is how long ago the evidence is." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow, LabelDimension, LabelCause}, "seconds since epoch", diagnosisSource},
+	{CapacitySimulatedScalingEvents, Gauge,
+		"Scaling decisions (scale-outs plus scale-ins) per day of the simulation of the table's current auto-scaling policy over the window (7d); many decisions while dynamodb_capacity_simulated_utilization_ratio stays low mean a policy too sensitive for the traffic." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, LabelWindow}, "decisions per day", diagnosisSource},
+	{CapacitySimulatedUtilization, Gauge,
+		"Consumed capacity units over the simulated provisioned capacity of the table's current auto-scaling policy, over the window (7d): the utilization the policy achieves for the traffic, to read against its target." + diagnosisScope + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, LabelWindow}, "ratio", diagnosisSource},
 }

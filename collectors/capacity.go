@@ -279,7 +279,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 		}
 		for _, idx := range append([]string{""}, tb.IndexNames()...) {
 			k := historyKey{tb.Name, idx, false}
-			if w := st.whatIf[k]; w != nil && !sameSettings(w.settings, settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay)) {
+			if w := st.whatIf[k]; w != nil && !w.runs(settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay), provisioned(tb)) {
 				delete(st.whatIf, k)
 				delete(st.hist, k)
 				delete(st.hist, historyKey{tb.Name, idx, true})
@@ -541,7 +541,7 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	runs := make([]*whatIf, len(idxs))
 	for i, idx := range idxs {
 		reads[i], writes[i] = st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}]
-		w, err := c.whatIfFor(st, historyKey{tb.Name, idx, false}, reads[i], writes[i], workloads[i].Settings, runFrom, b.end)
+		w, err := c.whatIfFor(st, historyKey{tb.Name, idx, false}, reads[i], writes[i], workloads[i].Settings, provisioned(tb), runFrom, b.end)
 		if err != nil {
 			if len(idxs) > 1 {
 				err = fmt.Errorf("workload %d: %w", i, err)
@@ -555,17 +555,21 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 		from := b.end.Add(-span)
 		lo := minuteIndex(from)
 		results := make([]capacity.WorkloadResult, len(idxs))
+		var diagnosis []IndexDiagnosis
 		for i, w := range runs {
 			res := capacity.WorkloadResult{Hours: span.Hours(), ReadMethod: w.stream.ReadMethod, WriteMethod: w.stream.WriteMethod,
 				Read: w.dims[0].window(lo, hi), Write: w.dims[1].window(lo, hi)}
 			res.Read.Demand, res.Write.Demand = reads[i].sum(from, b.end), writes[i].sum(from, b.end)
 			results[i] = res
+			if w.provisioned {
+				diagnosis = append(diagnosis, w.diagnosis(idxs[i], lo, hi, [2]float64{res.Read.Demand, res.Write.Demand}))
+			}
 		}
 		e, err := capacity.EvaluateResults(r.Mode, prices, c.settings.Options, results)
 		if err != nil {
 			return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
 		}
-		r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: span, Evaluation: e})
+		r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: span, Evaluation: e, Diagnosis: diagnosis})
 	}
 	// The chart is computed when asked (Reports): about 23 KB per table
 	// with 2 GSIs that nothing else reads.
@@ -652,7 +656,7 @@ func (c *Capacity) forgetRecreated(t *awsclient.Target, st *capacityState, table
 // history was just fetched, or when the settings changed) advanced over
 // the settled minutes, and a copy of it advanced over the minutes still
 // open to revision, which is what the windows read.
-func (c *Capacity) whatIfFor(st *capacityState, key historyKey, read, write *history, s capacity.Settings, runFrom, end time.Time) (*whatIf, error) {
+func (c *Capacity) whatIfFor(st *capacityState, key historyKey, read, write *history, s capacity.Settings, provisioned bool, runFrom, end time.Time) (*whatIf, error) {
 	if st.whatIf == nil {
 		st.whatIf = map[historyKey]*whatIf{}
 	}
@@ -662,8 +666,8 @@ func (c *Capacity) whatIfFor(st *capacityState, key historyKey, read, write *his
 		}
 	}
 	w := st.whatIf[key]
-	if w == nil || read.staged != nil || write.staged != nil || !sameSettings(w.settings, s) || w.stream.Start().After(runFrom) {
-		nw, err := newWhatIf(read, write, runFrom, s, c.settings.Options.DefaultAutoScaling)
+	if w == nil || read.staged != nil || write.staged != nil || !w.runs(s, provisioned) || w.stream.Start().After(runFrom) {
+		nw, err := newWhatIf(read, write, runFrom, s, c.settings.Options.DefaultAutoScaling, provisioned)
 		if err != nil {
 			delete(st.whatIf, key)
 			return nil, err
@@ -677,7 +681,7 @@ func (c *Capacity) whatIfFor(st *capacityState, key historyKey, read, write *his
 		longest = max(longest, cw.D)
 	}
 	for k := range w.dims {
-		w.dims[k].prune(minuteIndex(end.Add(-longest)))
+		w.dims[k].prune(minuteIndex(end.Add(-longest)), minuteIndex(end.Add(-scalingWindow)))
 	}
 	open := w.clone()
 	open.advance(read, write, end)
@@ -775,6 +779,31 @@ func (st *capacityState) metrics() []prometheus.Metric {
 			add(catalogue.CapacitySimulatedThrottled, e.Throttled.Write, with("write")...)
 			add(catalogue.CapacityTraceSeconds, wc.Covered.Seconds(), lv...)
 			add(catalogue.CapacityRecommendationInfo, 1, with(string(e.Recommendation.Action), string(e.Recommendation.Code))...)
+			for _, d := range wc.Diagnosis {
+				for k, dd := range d.dimensions() {
+					if dd == nil {
+						continue
+					}
+					lv := []string{r.Account, r.Region, r.Table, d.Index, wc.Window, dimensionLabels[k]}
+					for _, cause := range capacity.Causes() {
+						units, minutes := dd.Throttled[cause], dd.SaturatedMinutes[cause]
+						if units > 0 {
+							add(catalogue.CapacityDiagnosisThrottled, units, append(lv, cause.String())...)
+						}
+						if minutes > 0 {
+							add(catalogue.CapacityDiagnosisSaturated, minutes, append(lv, cause.String())...)
+						}
+						if units > 0 || minutes > 0 {
+							add(catalogue.CapacityDiagnosisLastThrottled, unixSeconds(dd.Last[cause]), append(lv, cause.String())...)
+						}
+					}
+					if wc.Window == scalingWindowLabel {
+						lv := []string{r.Account, r.Region, r.Table, d.Index, dimensionLabels[k], wc.Window}
+						add(catalogue.CapacitySimulatedScalingEvents, dd.ScalingDecisionsPerDay(), lv...)
+						add(catalogue.CapacitySimulatedUtilization, dd.Utilization(), lv...)
+					}
+				}
+			}
 		}
 	}
 	return ms

@@ -64,13 +64,34 @@ func benchTable(name string) *Table {
 	}}
 }
 
+// benchProvisioned makes a bench table provisioned, its table and GSIs
+// auto-scaled at a 90% target on both dimensions: the diagnosis records
+// the most (every dimension compared with 70%), and returns its policies.
+func benchProvisioned(t *Table, target float64) map[ScalingResource]scalingPolicy {
+	t.Description.BillingModeSummary = &types.BillingModeSummary{BillingMode: types.BillingModeProvisioned}
+	out := map[ScalingResource]scalingPolicy{}
+	for _, idx := range append([]string{""}, t.IndexNames()...) {
+		for _, dim := range []string{"read", "write"} {
+			out[ScalingResource{Table: t.Name, Index: idx, Dimension: dim}] = scalingPolicy{min: 5, max: 40000, hasTarget: true, hasPolicy: true, target: target}
+		}
+	}
+	return out
+}
+
 // benchCollector returns a collector and the state of one target holding
 // the 90-day history of tables (first cycle at benchEnd done).
 func benchCollector(tb testing.TB, tables ...*Table) (*Capacity, *awsclient.Target, *capacityState) {
 	tb.Helper()
+	return benchCollectorScaled(tb, nil, tables...)
+}
+
+// benchCollectorScaled is benchCollector with the auto-scaling policies
+// scaling.
+func benchCollectorScaled(tb testing.TB, scaling map[ScalingResource]scalingPolicy, tables ...*Table) (*Capacity, *awsclient.Target, *capacityState) {
+	tb.Helper()
 	c := NewCapacity(Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, CapacitySettings{History: 90 * day, ScaleOutDelay: 5 * time.Minute})
 	target := &awsclient.Target{Account: "acct", Region: "us-east-1"}
-	st := &capacityState{hist: map[historyKey]*history{}, warned: map[string]bool{}}
+	st := &capacityState{hist: map[historyKey]*history{}, warned: map[string]bool{}, scaling: scaling}
 	b := boundsAt(benchEnd, 90*day)
 	for i, t := range tables {
 		for j, k := range historyKeys(t) {

@@ -32,7 +32,7 @@ func storedChart(t *testing.T, c *Capacity, st *capacityState, tb *Table, b boun
 	for _, idx := range append([]string{""}, tb.IndexNames()...) {
 		key := historyKey{tb.Name, idx, false}
 		read, write := st.hist[key], st.hist[historyKey{tb.Name, idx, true}]
-		w, err := c.whatIfFor(st, key, read, write, settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay), runFrom, b.end)
+		w, err := c.whatIfFor(st, key, read, write, settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay), provisioned(tb), runFrom, b.end)
 		if err != nil {
 			t.Fatal(err)
 		}

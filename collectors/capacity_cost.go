@@ -4,6 +4,7 @@
 package collectors
 
 import (
+	"math"
 	"math/bits"
 	"time"
 
@@ -109,16 +110,49 @@ type WindowCost struct {
 	// HourlyMean, PeakDemand nor scaling decisions (the running what-if does
 	// not keep them).
 	Evaluation capacity.Evaluation
+	// Diagnosis holds, for a provisioned table, the diagnosis of the base
+	// table then of each GSI over the window (as Traffic); nil for an
+	// on-demand table. ScalingDecisions is NaN in a window longer than
+	// scalingWindow (the what-if keeps its decisions for that long only).
+	Diagnosis []IndexDiagnosis
 }
 
 // minTrace is the shortest history the cost model evaluates.
 const minTrace = time.Hour
 
+// scalingWindow is the window of the simulated scaling decisions and
+// utilization (scalingWindowLabel); the what-if keeps its decisions per
+// hour for that long only.
+const (
+	scalingWindow      = 7 * day
+	scalingWindowLabel = "7d"
+)
+
+// IndexDiagnosis is the diagnosis of the simulated throttling of the base
+// table (Index "") or a GSI over a window (capacity.DiagnoseTable): the
+// throttled units of the current policy by cause, the latest minute of
+// each, and the scaling decisions, demand and capacity of the simulation.
+// A dimension speaks of the table's own policy only when its method is
+// capacity.MethodAutoScaling.
+type IndexDiagnosis struct {
+	Index string
+	capacity.TableDiagnosis
+}
+
 // whatIf is the running auto-scaling what-if of one table or GSI: the
-// capacity model's simulation (capacity.TableStream) advanced with each
-// settled minute, and of its outcomes only what the cost windows and the
-// chart read (simRecord): about 3 KB per dimension for 31 days, instead of
-// the 30 days of per-minute arrays re-simulated every cycle.
+// capacity model's simulation (capacity.DiagnosisStream) advanced with each
+// settled minute, and of its outcomes only what the cost windows, the
+// diagnosis and the chart read (simRecord): about 3 KB per dimension for
+// 31 days, instead of the 30 days of per-minute arrays re-simulated every
+// cycle.
+//
+// On a provisioned table, the dimensions its own policy scales are
+// diagnosed (capacity.Attribute, capacity.SaturationCause): the throttled
+// hours whose causes their simHour cannot tell keep a causeSplit, the
+// quarters of an hour with saturated minutes a satQuarter, the last 7 days
+// the scaling decisions of each hour, and a dimension whose target is
+// above 70% runs a second simulation at 70% beside the first (its state
+// only, a few hundred bytes). An on-demand table records none of it.
 //
 // The simulation starts where the what-if's first run starts (whatIfStart)
 // and then runs on: the windows are read off one continuous run, so a
@@ -128,9 +162,16 @@ const minTrace = time.Hour
 // one. The minutes after the settled ones (which CloudWatch may revise)
 // are simulated on a copy each cycle.
 type whatIf struct {
-	settings capacity.Settings
-	stream   *capacity.TableStream
-	dims     [2]simRecord
+	settings    capacity.Settings
+	provisioned bool
+	stream      *capacity.DiagnosisStream
+	dims        [2]simRecord
+}
+
+// runs reports whether the what-if runs the settings s of a table in the
+// mode provisioned says.
+func (w *whatIf) runs(s capacity.Settings, provisioned bool) bool {
+	return sameSettings(w.settings, s) && w.provisioned == provisioned
 }
 
 // simRecord is what a dimension's simulation did, hour by hour (hour
@@ -143,6 +184,14 @@ type simRecord struct {
 	h0          int32 // hour of units[0]
 	units       []float32
 	events      []simHour
+	// diagnosed records what the diagnosis reads: splits, saturated
+	// minutes, and the scaling decisions of each hour from s0 (the last
+	// scalingWindow).
+	diagnosed bool
+	splits    []causeSplit
+	sats      []satQuarter
+	s0        int32
+	scalings  []uint8
 }
 
 // simHour is an hour with throttling or minutes at the maximum (bit i:
@@ -153,16 +202,65 @@ type simHour struct {
 	thr, atMax uint64
 }
 
-func (r *simRecord) record(m int32, o capacity.MinuteOutcome) {
+// causeSplit splits the throttled units of an hour of a diagnosed
+// dimension by cause where its simHour cannot say it: an hour with units
+// of the target cause, or with throttled minutes both at the maximum and
+// not. Every other throttled hour is all at_max (its throttled minutes
+// are at the maximum) or all reaction (none is), which costs nothing more:
+// a policy at 70% or less that throttles on its rises keeps no split. The
+// at_max units of a split hour are the rest, throttled − target −
+// reaction, over its throttled minutes at the maximum.
+type causeSplit struct {
+	h                int32
+	target, reaction float64
+	tgt, rea         uint64 // minutes with units of each (bit i: minute i)
+}
+
+// satQuarter is a quarter of an hour of a diagnosed dimension with
+// saturated minutes (capacity.Saturated): quarter q holds minutes 15q to
+// 15q+14, bit i minute 15q+i. It has all of them, and those of the target
+// cause; the others are at_max where the hour's simHour has them at the
+// maximum (a minute at the maximum always has a simHour), reaction
+// otherwise. 8 bytes a quarter with any: a rise saturates a few minutes,
+// one or two quarters; a healthy table keeps none.
+type satQuarter struct {
+	q        int32
+	sat, tgt uint16
+}
+
+// quarterBits returns the minutes of quarter q among those of its hour
+// (bit i: minute i of the hour), as the quarter's bits.
+func quarterBits(q int32, hour uint64) uint16 {
+	return uint16(hour>>uint(q%4*15)) & (1<<15 - 1)
+}
+
+func (r *simRecord) record(m int32, o capacity.DiagnosedMinute) {
 	h := m / 60
 	if len(r.units) == 0 {
-		r.first, r.h0 = m, h
+		r.first, r.h0, r.s0 = m, h, h
 	}
 	r.next = m + 1
 	for int(h-r.h0) >= len(r.units) {
 		r.units = append(r.units, 0)
 	}
 	r.units[h-r.h0] += float32(o.Capacity)
+	if r.diagnosed && (o.ScaleOut || o.ScaleIn) {
+		for int(h-r.s0) >= len(r.scalings) {
+			r.scalings = append(r.scalings, 0)
+		}
+		r.scalings[h-r.s0]++ // at most one decision a minute
+	}
+	if r.diagnosed && o.Saturated {
+		q := m / 15
+		if n := len(r.sats); n == 0 || r.sats[n-1].q != q {
+			r.sats = append(r.sats, satQuarter{q: q})
+		}
+		x, bit := &r.sats[len(r.sats)-1], uint16(1)<<uint(m-q*15)
+		x.sat |= bit
+		if o.SaturatedCause == capacity.CauseTarget {
+			x.tgt |= bit
+		}
+	}
 	if o.Throttled <= 0 && !o.AtMax {
 		return
 	}
@@ -171,6 +269,9 @@ func (r *simRecord) record(m int32, o capacity.MinuteOutcome) {
 	}
 	x := &r.events[len(r.events)-1]
 	bit := uint64(1) << uint(m-h*60)
+	if r.diagnosed && o.Throttled > 0 {
+		r.split(x, bit, o)
+	}
 	if o.Throttled > 0 {
 		x.throttled += o.Throttled
 		x.thr |= bit
@@ -180,8 +281,35 @@ func (r *simRecord) record(m int32, o capacity.MinuteOutcome) {
 	}
 }
 
-// prune forgets the hours that end before minute before.
-func (r *simRecord) prune(before int32) {
+// split records the causes of the throttled minute bit of the hour x (not
+// yet counted in x) when the hour needs a causeSplit.
+func (r *simRecord) split(x *simHour, bit uint64, o capacity.DiagnosedMinute) {
+	if n := len(r.splits); n == 0 || r.splits[n-1].h != x.h {
+		atMax, other := x.thr&x.atMax != 0, x.thr&^x.atMax != 0
+		if o.Causes[capacity.CauseTarget] == 0 && !(o.AtMax && other) && !(!o.AtMax && atMax) {
+			return // the hour stays all at_max or all reaction
+		}
+		// The hour's minutes so far were all at_max or all reaction.
+		sp := causeSplit{h: x.h}
+		if other {
+			sp.reaction, sp.rea = x.throttled, x.thr
+		}
+		r.splits = append(r.splits, sp)
+	}
+	sp := &r.splits[len(r.splits)-1]
+	if v := o.Causes[capacity.CauseTarget]; v > 0 {
+		sp.target += v
+		sp.tgt |= bit
+	}
+	if v := o.Causes[capacity.CauseReaction]; v > 0 {
+		sp.reaction += v
+		sp.rea |= bit
+	}
+}
+
+// prune forgets the hours that end before minute before, and the scaling
+// decisions of those that end before minute scalingsBefore.
+func (r *simRecord) prune(before, scalingsBefore int32) {
 	if n := int((before/60 - r.h0)); n > 0 && len(r.units) > 0 {
 		n = min(n, len(r.units)-1)
 		r.units = append(r.units[:0], r.units[n:]...)
@@ -193,12 +321,160 @@ func (r *simRecord) prune(before int32) {
 		j++
 	}
 	r.events = append(r.events[:0], r.events[j:]...)
+	j = 0
+	for j < len(r.splits) && (r.splits[j].h+1)*60 <= before {
+		j++
+	}
+	r.splits = append(r.splits[:0], r.splits[j:]...)
+	j = 0
+	for j < len(r.sats) && (r.sats[j].q+1)*15 <= before {
+		j++
+	}
+	r.sats = append(r.sats[:0], r.sats[j:]...)
+	if n := int((scalingsBefore/60 - r.s0)); n > 0 && len(r.scalings) > 0 {
+		n = min(n, len(r.scalings)-1)
+		r.scalings = append(r.scalings[:0], r.scalings[n:]...)
+		r.s0 += int32(n)
+	}
+	// The first run records the decisions of 31 days and keeps 7: do not
+	// keep the room (later cycles add and drop an hour or so each).
+	if cap(r.scalings) > len(r.scalings)+16 {
+		r.scalings = append(make([]uint8, 0, len(r.scalings)+4), r.scalings...)
+	}
+	// Nor the room of the saturated quarters' doublings (a few a day).
+	if cap(r.sats) > len(r.sats)+8 {
+		r.sats = append(make([]satQuarter, 0, len(r.sats)+2), r.sats...)
+	}
 }
 
 func (r simRecord) clone() simRecord {
 	r.units = append([]float32(nil), r.units...)
 	r.events = append([]simHour(nil), r.events...)
+	r.splits = append([]causeSplit(nil), r.splits...)
+	r.sats = append([]satQuarter(nil), r.sats...)
+	r.scalings = append([]uint8(nil), r.scalings...)
 	return r
+}
+
+// inRange returns the minutes of hour h in [lo, hi), as bits.
+func inRange(h, lo, hi int32) uint64 {
+	h0 := h * 60
+	in := ^uint64(0)
+	if lo > h0 {
+		in <<= uint(min(lo-h0, 64))
+	}
+	if hi < h0+60 {
+		in &= (uint64(1) << uint(max(hi-h0, 0))) - 1
+	}
+	return in
+}
+
+// diagnosis returns the diagnosis of minutes [lo, hi): the throttled
+// units of each cause (an hour [lo, hi) cuts shared pro rata of the
+// cause's minutes), the saturated minutes of each and the latest minute of
+// each exactly, and the capacity. Demand, Compared and ScalingDecisions
+// are the caller's to set.
+func (r *simRecord) diagnosis(lo, hi int32) capacity.Diagnosis {
+	d := capacity.Diagnosis{Start: time.Unix(int64(lo)*60, 0).UTC(), Minutes: int(hi - lo), UnitHours: r.unitMinutes(lo, hi) / 60}
+	j := 0
+	for _, x := range r.events {
+		for j < len(r.splits) && r.splits[j].h < x.h {
+			j++
+		}
+		if x.thr == 0 || (x.h+1)*60 <= lo || x.h*60 >= hi {
+			continue
+		}
+		var units capacity.ByCause
+		var minutes [capacity.NumCauses]uint64
+		minutes[capacity.CauseAtMax] = x.thr & x.atMax
+		switch {
+		case j < len(r.splits) && r.splits[j].h == x.h:
+			sp := r.splits[j]
+			units[capacity.CauseTarget], minutes[capacity.CauseTarget] = sp.target, sp.tgt
+			units[capacity.CauseReaction], minutes[capacity.CauseReaction] = sp.reaction, sp.rea
+			if minutes[capacity.CauseAtMax] != 0 {
+				units[capacity.CauseAtMax] = math.Max(0, x.throttled-sp.target-sp.reaction)
+			}
+		case minutes[capacity.CauseAtMax] != 0:
+			units[capacity.CauseAtMax] = x.throttled
+		default:
+			units[capacity.CauseReaction], minutes[capacity.CauseReaction] = x.throttled, x.thr
+		}
+		in := inRange(x.h, lo, hi)
+		for c, all := range minutes {
+			n := bits.OnesCount64(all & in)
+			if n == 0 || !(units[c] > 0) {
+				continue
+			}
+			if total := bits.OnesCount64(all); n == total {
+				d.Throttled[c] += units[c]
+			} else {
+				d.Throttled[c] += units[c] * float64(n) / float64(total)
+			}
+			d.Last[c] = lastMinute(x.h, all&in)
+		}
+	}
+	j = 0
+	for _, x := range r.sats {
+		h := x.q / 4
+		for j < len(r.events) && r.events[j].h < h {
+			j++
+		}
+		if (x.q+1)*15 <= lo || x.q*15 >= hi {
+			continue
+		}
+		var atMax uint16
+		if j < len(r.events) && r.events[j].h == h {
+			atMax = x.sat & quarterBits(x.q, r.events[j].atMax)
+		}
+		in := quarterBits(x.q, inRange(h, lo, hi))
+		minutes := [capacity.NumCauses]uint16{capacity.CauseAtMax: atMax, capacity.CauseTarget: x.tgt, capacity.CauseReaction: x.sat &^ atMax &^ x.tgt}
+		for c, all := range minutes {
+			if all&in == 0 {
+				continue
+			}
+			d.SaturatedMinutes[c] += float64(bits.OnesCount16(all & in))
+			if at := minuteStart(x.q*15 + int32(bits.Len16(all&in)-1)); at.After(d.Last[c]) {
+				d.Last[c] = at
+			}
+		}
+	}
+	return d
+}
+
+// lastMinute returns the start of the latest minute of hour h in minutes
+// (not empty; bit i: minute i).
+func lastMinute(h int32, minutes uint64) time.Time {
+	return minuteStart(h*60 + int32(63-bits.LeadingZeros64(minutes)))
+}
+
+// minuteStart returns the start of the minute m (minuteIndex).
+func minuteStart(m int32) time.Time { return time.Unix(int64(m)*60, 0).UTC() }
+
+// scalingDecisions returns the scaling decisions of minutes [lo, hi),
+// those of an hour [lo, hi) cuts pro rata of its simulated minutes in
+// range; NaN when the record no longer holds the decisions of lo.
+func (r *simRecord) scalingDecisions(lo, hi int32) float64 {
+	if lo/60 < r.s0 && lo < r.first {
+		lo = r.first // a young table: nothing simulated before
+	}
+	if lo/60 < r.s0 {
+		return math.NaN()
+	}
+	var s float64
+	for i, n := range r.scalings {
+		h := r.s0 + int32(i)
+		if n == 0 || (h+1)*60 <= lo || h*60 >= hi {
+			continue
+		}
+		from, to := max(h*60, r.first), min(h*60+60, r.next)
+		in := min(to, hi) - max(from, lo)
+		if in <= 0 || to <= from {
+			continue
+		}
+		s += float64(n) * float64(in) / float64(to-from)
+	}
+	return s
 }
 
 // unitMinutes returns Σ capacity over the minutes [lo, hi); an hour that
@@ -228,17 +504,10 @@ func (r *simRecord) unitMinutes(lo, hi int32) float64 {
 func (r *simRecord) window(lo, hi int32) capacity.Simulation {
 	sim := capacity.Simulation{Start: time.Unix(int64(lo)*60, 0).UTC(), UnitHours: r.unitMinutes(lo, hi) / 60}
 	for _, x := range r.events {
-		h0 := x.h * 60
-		if h0+60 <= lo || h0 >= hi {
+		if (x.h+1)*60 <= lo || x.h*60 >= hi {
 			continue
 		}
-		in := ^uint64(0)
-		if lo > h0 {
-			in <<= uint(lo - h0)
-		}
-		if hi < h0+60 {
-			in &= (uint64(1) << uint(hi-h0)) - 1
-		}
+		in := inRange(x.h, lo, hi)
 		n, all := bits.OnesCount64(x.thr&in), bits.OnesCount64(x.thr)
 		if n > 0 {
 			if n == all {
@@ -251,6 +520,39 @@ func (r *simRecord) window(lo, hi int32) capacity.Simulation {
 		sim.MinutesAtMax += bits.OnesCount64(x.atMax & in)
 	}
 	return sim
+}
+
+// provisioned reports whether the table's billing mode is PROVISIONED.
+func provisioned(tb *Table) bool { return tb.BillingMode() == string(capacity.Provisioned) }
+
+// diagnosis returns the diagnosis of minutes [lo, hi) of the what-if of
+// index, whose consumed units were demand (read, write). Only a window no
+// longer than scalingWindow counts the scaling decisions (NaN otherwise).
+func (w *whatIf) diagnosis(index string, lo, hi int32, demand [2]float64) IndexDiagnosis {
+	out := IndexDiagnosis{Index: index, TableDiagnosis: capacity.TableDiagnosis{ReadMethod: w.stream.ReadMethod, WriteMethod: w.stream.WriteMethod}}
+	compared := w.stream.Compared()
+	for k, d := range []*capacity.Diagnosis{&out.Read, &out.Write} {
+		*d = w.dims[k].diagnosis(lo, hi)
+		d.Demand, d.Compared = demand[k], compared[k]
+		d.ScalingDecisions = math.NaN()
+		if time.Duration(hi-lo)*time.Minute <= scalingWindow {
+			d.ScalingDecisions = w.dims[k].scalingDecisions(lo, hi)
+		}
+	}
+	return out
+}
+
+// dimensions returns the diagnosis of read and write, each nil unless the
+// table's own policy scales it (capacity.MethodAutoScaling).
+func (d IndexDiagnosis) dimensions() [2]*capacity.Diagnosis {
+	var out [2]*capacity.Diagnosis
+	if d.ReadMethod == capacity.MethodAutoScaling {
+		out[0] = &d.Read
+	}
+	if d.WriteMethod == capacity.MethodAutoScaling {
+		out[1] = &d.Write
+	}
+	return out
 }
 
 // step simulates the minute at m with the demands read and write.
@@ -283,14 +585,18 @@ func (w *whatIf) clone() *whatIf {
 	return &c
 }
 
-// newWhatIf starts a what-if at from with the settings s.
-func newWhatIf(read, write *history, from time.Time, s capacity.Settings, defaults *capacity.AutoScalingSettings) (*whatIf, error) {
+// newWhatIf starts a what-if at from with the settings s of a table,
+// diagnosed when it is provisioned.
+func newWhatIf(read, write *history, from time.Time, s capacity.Settings, defaults *capacity.AutoScalingSettings, provisioned bool) (*whatIf, error) {
 	first := capacity.ReadWrite{Read: read.perMinute(from, from.Add(time.Minute))[0], Write: write.perMinute(from, from.Add(time.Minute))[0]}
-	st, err := capacity.NewTableStream(from, s, defaults, first)
+	st, err := capacity.NewDiagnosisStream(from, s, defaults, first, provisioned)
 	if err != nil {
 		return nil, err
 	}
-	w := &whatIf{settings: s, stream: st}
+	w := &whatIf{settings: s, provisioned: provisioned, stream: st}
+	for k, m := range []capacity.Method{st.ReadMethod, st.WriteMethod} {
+		w.dims[k].diagnosed = provisioned && m == capacity.MethodAutoScaling
+	}
 	// The hours of the first run, and the next cycles' before pruning.
 	hours := int(read.end().Sub(from)/time.Hour) + 3
 	for k := range w.dims {

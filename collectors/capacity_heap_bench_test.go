@@ -52,6 +52,13 @@ func newScenarioAccount(tb testing.TB, scenario string, start time.Time) *heapAc
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return newSimulatedAccount(tb, sc, start)
+}
+
+// newSimulatedAccount builds the account of a loaded scenario, its history
+// ending at start.
+func newSimulatedAccount(tb testing.TB, sc *sim.Scenario, start time.Time) *heapAccount {
+	tb.Helper()
 	clk := clock.NewManual(start)
 	srv := awssim.New(awssim.WithClock(clk), awssim.WithLogger(slog.New(slog.DiscardHandler)))
 	if _, err := sim.New(sc, srv, clk); err != nil {

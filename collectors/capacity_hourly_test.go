@@ -34,7 +34,7 @@ func TestHourlyHistory(t *testing.T) {
 	writes := []*history{series(120), series(0)}
 	var runs []*whatIf
 	for i, fixed := range [][2]float64{{5, 4}, {2, 1}} {
-		w, err := newWhatIf(reads[i], writes[i], start, capacity.Settings{Read: capacity.Provisioning{Fixed: fixed[0]}, Write: capacity.Provisioning{Fixed: fixed[1]}}, nil)
+		w, err := newWhatIf(reads[i], writes[i], start, capacity.Settings{Read: capacity.Provisioning{Fixed: fixed[0]}, Write: capacity.Provisioning{Fixed: fixed[1]}}, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ const (
 	unitUSD       = "currencyUSD"
 	unitPercent   = "percentunit"
 	unitSeconds   = "s"
+	unitMinutes   = "m"
 	unitCount     = "short"
 	unitPerSec    = "ops"
 	unitRatio     = "none"

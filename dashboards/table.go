@@ -115,6 +115,38 @@ func tableBoard() board {
 				"Not zero: switching to provisioned would throttle these spikes; keep on-demand or pre-scale.",
 			queries: []query{{expr: sel(c.CapacitySimulatedThrottled, selT), legend: "{{window}} {{dimension}}"}}},
 	}
+	byDiagnosis := byTI + ", window, dimension, cause"
+	byScaling := byTI + ", dimension, window"
+	diagnosis := []panel{
+		{kind: tablePanel, title: "Simulated throttling and saturated minutes of the auto-scaling policy, by cause (7 and 30 days)", unit: unitCount, merge: true,
+			sortBy: "Saturated minutes",
+			description: "For a provisioned table, per table or GSI and dimension its own auto-scaling policy scales, over the last 7 and 30 days of consumed " +
+				"history, by cause: the request units the simulation of the current policy throttles; the saturated minutes, whose consumed demand reached " +
+				"the capacity the simulated policy had in effect (at or above it); and how long ago the latest throttled or saturated minute of that cause was. " +
+				"Why two signals: the history is consumed capacity, capped by the table's real throttling. Where the table refused demand, that demand is not " +
+				"in the history and the simulation throttles little or nothing, but the served demand sits at the capacity: the saturated minutes show the " +
+				"failure the throttled units miss. at_max: capacity held at the auto-scaling maximum while the policy wanted more (raise the maximum). " +
+				"target: only for a target utilization above 70%, the units the same policy at a 70% target would not have throttled, the minutes it would not " +
+				"have saturated (lower the target). reaction: demand rising faster than auto-scaling reacts, 2 minutes above target then the scale-out delay, " +
+				"even at 70% (pre-scale, scheduled scaling or on-demand). No row: nothing throttled or saturated, or the table is on-demand. Known from the " +
+				"first capacity cycle, before the next rush; the current policy is simulated over the whole window, also before a recent change of it. The " +
+				"real throttling is in the throttle events panel.",
+			queries: []query{
+				{expr: fmt.Sprintf("max by (%s) (%s)", byDiagnosis, sel(c.CapacityDiagnosisThrottled, selTI)), instant: true, column: "Throttled units", unit: unitCount},
+				{expr: fmt.Sprintf("max by (%s) (%s)", byDiagnosis, sel(c.CapacityDiagnosisSaturated, selTI)), instant: true, column: "Saturated minutes", unit: unitMinutes},
+				{expr: fmt.Sprintf("time() - max by (%s) (%s)", byDiagnosis, sel(c.CapacityDiagnosisLastThrottled, selTI)), instant: true,
+					column: "Latest throttled or saturated minute, ago", unit: unitSeconds},
+			}},
+		{kind: tablePanel, title: "Simulated scaling decisions per day and utilization (7 days)", unit: unitCount, merge: true, sortBy: "Scaling decisions per day",
+			description: "For a provisioned table, per table or GSI and dimension its own auto-scaling policy scales, over the last 7 days: the scaling decisions " +
+				"(scale-outs plus scale-ins) per day of the simulated current policy, and the utilization it achieves (consumed over simulated provisioned " +
+				"capacity). Many decisions a day while utilization stays well below the target mean a policy too sensitive for the traffic: every scaling is " +
+				"capacity chasing noise, and decreases are limited per day.",
+			queries: []query{
+				{expr: fmt.Sprintf("max by (%s) (%s)", byScaling, sel(c.CapacitySimulatedScalingEvents, selTI)), instant: true, column: "Scaling decisions per day", unit: unitCount},
+				{expr: fmt.Sprintf("max by (%s) (%s)", byScaling, sel(c.CapacitySimulatedUtilization, selTI)), instant: true, column: "Utilization", unit: unitPercent},
+			}},
+	}
 	storage := []panel{
 		{kind: timeSeries, title: "Table and index size", unit: unitBytes,
 			description: "Storage size as DynamoDB reports it (refreshed about every six hours). Expired items still count until TTL deletes them.",
@@ -125,11 +157,12 @@ func tableBoard() board {
 	}
 	return board{
 		uid: TableUID, title: "DynamoDB table detail", file: "table-detail.json",
-		description: "One table (pick it above): capacity against provisioned, target and max, throttles by cause, latency against its baseline, workload shape, cost what-if, billing-mode switches and alerts as annotations.",
+		description: "One table (pick it above): capacity against provisioned, target and max, throttles by cause, latency against its baseline, workload shape, the auto-scaling policy's simulated throttling by cause, cost what-if, billing-mode switches and alerts as annotations.",
 		rows: []row{
 			{title: "Capacity and throttles", panels: capacity},
 			{title: "Latency", panels: latency},
 			{title: "Workload shape", panels: shape},
+			{title: "Auto-scaling diagnosis (simulated, from the consumed history)", panels: diagnosis},
 			{title: "Cost and mode", panels: cost},
 			{title: "Storage", panels: storage},
 		},

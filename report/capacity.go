@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
 
@@ -29,16 +30,17 @@ type capacityReportDoc struct {
 }
 
 type capacityTableJ struct {
-	Account  string       `json:"account"`
-	Region   string       `json:"region"`
-	Table    string       `json:"table"`
-	Mode     string       `json:"billing_mode"`
-	Traffic  []trafficJ   `json:"traffic"`
-	Costs    []costJ      `json:"costs"`
-	History  *historyJ    `json:"history"`
-	Error    string       `json:"error,omitempty"`
-	Verdict  *verdictJ    `json:"verdict"`
-	readable *capacityRow // for the HTML and Markdown views
+	Account   string       `json:"account"`
+	Region    string       `json:"region"`
+	Table     string       `json:"table"`
+	Mode      string       `json:"billing_mode"`
+	Traffic   []trafficJ   `json:"traffic"`
+	Costs     []costJ      `json:"costs"`
+	History   *historyJ    `json:"history"`
+	Diagnosis []diagnosisJ `json:"diagnosis"`
+	Error     string       `json:"error,omitempty"`
+	Verdict   *verdictJ    `json:"verdict"`
+	readable  *capacityRow // for the HTML and Markdown views
 }
 
 type trafficJ struct {
@@ -67,6 +69,27 @@ type costJ struct {
 	RecommendedMode       string  `json:"recommended_mode"`
 	ReasonCode            string  `json:"reason_code"`
 	Reason                string  `json:"reason"`
+}
+
+// diagnosisJ is the diagnosis of one dimension of the base table or a GSI
+// over one window (collectors.IndexDiagnosis).
+type diagnosisJ struct {
+	Index          string   `json:"index"`
+	Window         string   `json:"window"`
+	Dimension      string   `json:"dimension"`
+	TargetCompared bool     `json:"target_compared"`
+	Causes         []causeJ `json:"causes"`
+	ScalingPerDay  *float64 `json:"scaling_events_per_day"`
+	Utilization    *float64 `json:"simulated_utilization"`
+}
+
+// causeJ is the throttled units and saturated minutes of one cause, and
+// when, in a window.
+type causeJ struct {
+	Cause            string    `json:"cause"`
+	ThrottledUnits   float64   `json:"throttled_units"`
+	SaturatedMinutes int       `json:"saturated_minutes"`
+	LastThrottled    time.Time `json:"last_throttled"`
 }
 
 type verdictJ struct {
@@ -113,7 +136,7 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 	doc := capacityReportDoc{SchemaVersion: SchemaVersion, GeneratedAt: now.UTC(), Tables: []capacityTableJ{}}
 	for _, r := range reports {
 		t := capacityTableJ{Account: r.Account, Region: r.Region, Table: r.Table, Mode: string(r.Mode),
-			Traffic: []trafficJ{}, Costs: []costJ{}, readable: &capacityRow{}}
+			Traffic: []trafficJ{}, Costs: []costJ{}, Diagnosis: diagnosisRows(r), readable: &capacityRow{}}
 		if r.Err != nil {
 			t.Error = r.Err.Error()
 		}
@@ -149,6 +172,75 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 		doc.Tables = append(doc.Tables, t)
 	}
 	return doc
+}
+
+// diagnosisRows lists the diagnosis of a report: per table or GSI (in
+// the order of Traffic), window and dimension, the dimensions its own
+// policy scales on a provisioned table; each with the causes that have
+// throttled units or saturated minutes.
+func diagnosisRows(r collectors.TableReport) []diagnosisJ {
+	out := []diagnosisJ{}
+	for _, f := range r.Traffic {
+		for _, c := range r.Costs {
+			for _, d := range c.Diagnosis {
+				if d.Index != f.Index {
+					continue
+				}
+				for k, dd := range []*capacity.Diagnosis{&d.Read, &d.Write} {
+					if []capacity.Method{d.ReadMethod, d.WriteMethod}[k] != capacity.MethodAutoScaling {
+						continue
+					}
+					row := diagnosisJ{Index: d.Index, Window: c.Window, Dimension: capacity.Dimension(k).String(), TargetCompared: dd.Compared,
+						Causes: []causeJ{}, ScalingPerDay: finite(round2(dd.ScalingDecisionsPerDay())), Utilization: finite(math.Round(dd.Utilization()*1000) / 1000)}
+					for _, cause := range capacity.Causes() {
+						if v, n := dd.Throttled[cause], dd.SaturatedMinutes[cause]; v > 0 || n > 0 {
+							row.Causes = append(row.Causes, causeJ{Cause: cause.String(), ThrottledUnits: round2(v), SaturatedMinutes: int(n),
+								LastThrottled: dd.Last[cause].UTC()})
+						}
+					}
+					out = append(out, row)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// causeText says a cause's units, saturated minutes and when, or "-".
+func causeText(row diagnosisJ, cause capacity.Cause) string {
+	for _, c := range row.Causes {
+		if c.Cause != cause.String() {
+			continue
+		}
+		var parts []string
+		if c.ThrottledUnits > 0 {
+			parts = append(parts, units(c.ThrottledUnits)+" units")
+		}
+		switch {
+		case c.SaturatedMinutes == 1:
+			parts = append(parts, "1 saturated minute")
+		case c.SaturatedMinutes > 1:
+			parts = append(parts, fmt.Sprintf("%d saturated minutes", c.SaturatedMinutes))
+		}
+		return strings.Join(append(parts, "last "+c.LastThrottled.Format("2006-01-02 15:04 UTC")), ", ")
+	}
+	return "-"
+}
+
+// units writes request units: whole above 10, two decimals below.
+func units(v float64) string {
+	if v >= 10 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// indexName names the base table "(table)".
+func indexName(index string) string {
+	if index == "" {
+		return "(table)"
+	}
+	return index
 }
 
 // rounded keeps three significant decimals: the JSON stays readable and
@@ -225,10 +317,41 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 				optNum(f.PeakToAverageWrite), optNum(f.Baseline1wUnits), optNum(f.Baseline4wUnits), optNum(f.SurgeRetention))
 		}
 	}
+	b.WriteString("\n## Diagnosis\n\n" + diagnosisIntro + "\n\n")
+	b.WriteString("| Table | Index | Window | Dimension | At the maximum | Target above 70% | Reaction | Scalings / day | Utilization |\n|---|---|---|---|---|---|---|---:|---:|\n")
+	rows := 0
+	for _, t := range doc.Tables {
+		for _, d := range t.Diagnosis {
+			rows++
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(t.Table), mdCell(indexName(d.Index)), d.Window, d.Dimension,
+				causeText(d, capacity.CauseAtMax), targetText(d), causeText(d, capacity.CauseReaction), optNum(d.ScalingPerDay), optNum(d.Utilization))
+		}
+	}
+	if rows == 0 {
+		b.WriteString("| - | - | - | - | no provisioned table with an auto-scaling policy | - | - | - | - |\n")
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
+}
+
+// diagnosisIntro says what the diagnosis holds.
+const diagnosisIntro = "For provisioned tables, per table or GSI and dimension that its own auto-scaling policy scales: the request units the " +
+	"simulation of the current policy throttles over the window, and its saturated minutes (consumed demand at or above the simulated capacity), " +
+	"by cause, with the latest throttled or saturated minute. The history is consumed capacity, capped by the table's real throttling: where " +
+	"the table refused demand, the simulation throttles little or nothing, but the minutes at capacity show it. At the maximum: capacity held at " +
+	"the auto-scaling maximum below what the policy wanted. Target above 70%: units the same policy at a 70% target would not throttle, minutes " +
+	"it would not saturate. Reaction: demand rising faster than auto-scaling reacts, even at 70%. The current policy is simulated over the whole " +
+	"window; a minute without data counts as no traffic. Scalings per day and utilization (consumed ÷ simulated capacity) over 7 days."
+
+// targetText is the target cause's cell: "-" when the target is not
+// above 70% (not compared), "none" when compared and nothing found.
+func targetText(d diagnosisJ) string {
+	if !d.TargetCompared {
+		return "(target ≤ 70%)"
+	}
+	return causeText(d, capacity.CauseTarget)
 }
 
 // chart is an inline SVG line chart.
@@ -324,6 +447,15 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 	"time": func(t time.Time) string { return t.Format("2006-01-02 15:04 MST") },
 	"days": func(s float64) string { return fmt.Sprintf("%.1f days", s/86400) },
 	"neg":  func(v float64) bool { return v < 0 },
+	"cause": func(d diagnosisJ, name string) string {
+		for _, c := range capacity.Causes() {
+			if c.String() == name {
+				return causeText(d, c)
+			}
+		}
+		return "-"
+	},
+	"diagnosisIntro": func() string { return diagnosisIntro },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -378,6 +510,14 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 {{range .Traffic}}<tr><td>{{if .Index}}{{.Index}}{{else}}(table){{end}}</td><td class="n">{{num .ReadWriteRatio1d}}</td><td class="n">{{num .ReadWriteRatio7d}}</td><td class="n">{{pct .ReadWriteDrift}}</td><td class="n">{{num .PeakToAverageRead}}</td><td class="n">{{num .PeakToAverageWrite}}</td><td class="n">{{num .Baseline1wUnits}}</td><td class="n">{{num .Baseline4wUnits}}</td><td class="n">{{num .SurgeRetention}}</td></tr>
 {{end}}</tbody>
 </table>
+{{with .Diagnosis}}<h3>Diagnosis</h3>
+<p class="meta">{{diagnosisIntro}}</p>
+<table>
+<thead><tr><th>Index</th><th>Window</th><th>Dimension</th><th>At the maximum</th><th>Target above 70%</th><th>Reaction</th><th>Scalings / day</th><th>Utilization</th></tr></thead>
+<tbody>
+{{range .}}<tr><td>{{if .Index}}{{.Index}}{{else}}(table){{end}}</td><td>{{.Window}}</td><td>{{.Dimension}}</td><td>{{cause . "at_max"}}</td><td>{{if .TargetCompared}}{{cause . "target"}}{{else}}(target ≤ 70%){{end}}</td><td>{{cause . "reaction"}}</td><td class="n">{{num .ScalingPerDay}}</td><td class="n">{{num .Utilization}}</td></tr>
+{{end}}</tbody>
+</table>{{end}}
 </section>
 {{end}}
 </body>

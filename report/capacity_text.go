@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
 
@@ -68,6 +69,18 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.0f\t%s\t%s\n", r.Account, r.Region, r.Table, r.Mode, window,
 				e.OnDemand.Total(), e.Provisioned.Total(), e.MonthlySaving, e.Throttled.Total(), e.Recommendation.Action, e.Recommendation.Code)
 			notes = append(notes, fmt.Sprintf("%s %s: %s", r.Table, c.Window, e.Recommendation.Reason))
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Diagnosis (provisioned tables, per table or GSI and dimension their own auto-scaling policy scales: request units the simulation of the current policy "+
+		"throttles and saturated minutes (consumed demand at or above the simulated capacity: where a history capped by real throttling shows it) by cause, "+
+		"with the latest throttled or saturated minute; at max = capacity held at the auto-scaling maximum, target = units a 70% target would not throttle, "+
+		"minutes it would not saturate, reaction = demand rising faster than auto-scaling reacts; scalings per day and utilization over 7 days)")
+	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tINDEX\tWINDOW\tDIMENSION\tAT MAX\tTARGET\tREACTION\tSCALINGS/DAY\tUTILIZATION")
+	for _, r := range reports {
+		for _, d := range diagnosisRows(r) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Account, r.Region, r.Table, indexName(d.Index), d.Window, d.Dimension,
+				causeText(d, capacity.CauseAtMax), targetText(d), causeText(d, capacity.CauseReaction), optNum(d.ScalingPerDay), optNum(d.Utilization))
 		}
 	}
 	_ = w.Flush()

@@ -76,7 +76,7 @@ func TestSeriesBudgetIsCheckedPerFamily(t *testing.T) {
 	if len(vs) != 2 || !strings.Contains(vs[0].name, "at its most") || !strings.Contains(vs[1].name, "above its family's budget") {
 		t.Fatalf("misses %v, want both series targets", vs)
 	}
-	if !strings.Contains(vs[0].String(), "MISSED by 3 series (2% over)") {
+	if !strings.Contains(vs[0].String(), fmt.Sprintf("MISSED by 3 series (%.0f%% over)", 100*3/float64(budgetTotal()))) {
 		t.Errorf("%q does not say the total is 3 series over", vs[0])
 	}
 	for _, want := range []string{"MISSED by 3 series;", fmt.Sprintf("%s %d > %d", b.family, b.perTable+2, b.perTable), "dynamodb_new_family has no budget"} {
