@@ -41,6 +41,7 @@ var seriesBudget = []budget{
 	{"dynamodb_capacity_read_write_ratio", 6, "table + 2 GSIs × 2 windows; dashboards"},
 	{"dynamodb_capacity_read_write_drift_ratio", 3, "table + 2 GSIs; alerts (read/write ratio drift)"},
 	{"dynamodb_capacity_read_write_weekly_drift_ratio", 3, "table + 2 GSIs, with 8 days of history; alerts (drift without the weekly cycle)"},
+	{"dynamodb_capacity_read_write_baseline_drift_ratio", 3, "table + 2 GSIs, with 28 days of history; alerts (a mix change of one to three weeks)"},
 	{"dynamodb_capacity_baseline_consumed_units", 6, "table + 2 GSIs × 2 windows; alerts (surge or permanent shift)"},
 	{"dynamodb_capacity_surge_retention_ratio", 3, "table + 2 GSIs, after a surge; alerts (surge never re-evaluated)"},
 	{"dynamodb_capacity_surge_peak_timestamp_seconds", 3, "table + 2 GSIs, after a surge; alerts"},
