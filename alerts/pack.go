@@ -18,7 +18,9 @@ var (
 	minLatency = Param{Name: "min_latency_seconds", Kind: Number, Default: "0.02",
 		Doc: "p99 latency under which nothing counts as a hot partition, whatever the baseline."}
 	minThrottles = Param{Name: "min_throttles_per_second", Kind: Number, Default: "0.1",
-		Doc: "Throttle events per second (averaged over rate_window) below which a table is not considered throttled."}
+		Doc: "Throttle events per second (averaged over rate_window, or over fast_window for the alerts that read the fast rates) below which a table is not considered throttled."}
+	fastWindow = Param{Name: "fast_window", Kind: Duration, Default: "5m",
+		Doc: "Window of the rates the fast alerts read (storms, a maximum too low, hot keys, on-demand throttling): one collection cycle at the 5m cadence, five at 1m, so that a page comes minutes after the first throttled minute reaches the exporter. It must be a multiple of the collection interval."}
 	latencyBaselineWindow = Param{Name: "latency_baseline_window", Kind: Duration, Default: "1d",
 		Doc: "Window of the p99 latency baseline (its median, so that recurring episodes do not raise it)."}
 )
@@ -85,6 +87,12 @@ func records() []Rule {
 		{Record: "dynamodb:consumed_read_capacity_units:rate", Params: p, Expr: stepRate("dynamodb_consumed_read_capacity_units_total")},
 		{Record: "dynamodb:consumed_write_capacity_units:rate", Params: p, Expr: stepRate("dynamodb_consumed_write_capacity_units_total")},
 		{Record: "dynamodb:throttle_events_by_cause:rate", Params: p, Expr: stepRate("dynamodb_throttle_events_by_cause_total")},
+		// The fast rates: the same counters over fast_window, for the alerts
+		// that must page within minutes. The aggregate counts every throttle
+		// of a table, GSI back-pressure included (no cause metric of its own).
+		{Record: "dynamodb:throttle_events:rate_fast", Params: []Param{fastWindow}, Expr: fastRate("dynamodb_throttle_events_total")},
+		{Record: "dynamodb:throttle_events:rate", Params: p, Expr: stepRate("dynamodb_throttle_events_total")},
+		{Record: "dynamodb:throttle_events_by_cause:rate_fast", Params: []Param{fastWindow}, Expr: fastRate("dynamodb_throttle_events_by_cause_total")},
 		{Record: "dynamodb:read_utilization:ratio",
 			Expr: `dynamodb:consumed_read_capacity_units:rate
   / on (account, region, table, index)
@@ -141,8 +149,114 @@ or
 rate(` + metric + `[[sel]][[rng .P.rate_window]])`
 }
 
+// fastRate is stepRate over fast_window.
+func fastRate(metric string) string {
+	return strings.ReplaceAll(stepRate(metric), ".P.rate_window", ".P.fast_window")
+}
+
+// byKind puts the read and write figures of a pair of per-dimension series
+// into one vector labelled kind, as the throttle counters are.
+func byKind(read, write string) string {
+	return `(
+  label_replace(` + read + `, "kind", "read", "", "")
+  or
+  label_replace(` + write + `, "kind", "write", "", "")
+)`
+}
+
+// fastDemand is, per table or GSI and kind, the demand the fast alerts can
+// see: the consumed rate (slow tier: up to 13 minutes old) plus the throttle
+// events of the fast window (each event a request of at least one unit), so
+// a lower bound of what the table was asked for. A table whose consumed
+// rate is not known yet counts its throttles alone.
+const fastDemand = `(
+  sum by (account, region, table, index, kind) (dynamodb:throttle_events:rate_fast)
+  + on (account, region, table, index, kind)
+  (
+    ` + `label_replace(dynamodb:consumed_read_capacity_units:rate, "kind", "read", "", "")
+    or
+    label_replace(dynamodb:consumed_write_capacity_units:rate, "kind", "write", "", "")
+    or
+    sum by (account, region, table, index, kind) (dynamodb:throttle_events:rate_fast) * 0
+  )
+)`
+
+// previousPeak is, per table or GSI and kind, the highest consumed rate of
+// the day before the last half hour (what on-demand absorbs twice of at
+// once). Prometheus holds it only since the exporter started: in its first
+// half hour there is none, and key-range throttling is named a hot key.
+const previousPeak = `(
+  label_replace(max_over_time(dynamodb:consumed_read_capacity_units:rate[1d] offset 30m), "kind", "read", "", "")
+  or
+  label_replace(max_over_time(dynamodb:consumed_write_capacity_units:rate[1d] offset 30m), "kind", "write", "", "")
+)`
+
+// flashCrowd is, per on-demand table or GSI and kind, the demand over the
+// previous peak where it exceeds flash_crowd_factor times it while the
+// table throttles by key range or account quota: a flash crowd beyond what
+// on-demand absorbs at once, not a hot key.
+const flashCrowd = `(
+  ` + fastDemand + `
+    / on (account, region, table, index, kind)
+  (` + previousPeak + ` > 0)
+  > [[.P.flash_crowd_factor]]
+  and on (account, region, table, index, kind)
+  sum by (account, region, table, index, kind) (
+    dynamodb:throttle_events_by_cause:rate_fast{cause=~"key_range_throughput|account_limit"}
+  ) > [[.P.min_throttles_per_second]]
+  and on (account, region, table)
+  dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]
+)`
+
+var flashCrowdFactor = Param{Name: "flash_crowd_factor", Kind: Number, Default: "2",
+	Doc: "Demand over the previous peak (highest consumed rate of the day before the last half hour) beyond which key-range throttling on an on-demand table is a flash crowd, not a hot key: on-demand absorbs up to twice its previous peak at once."}
+
+// dimensionOf turns a kind label into a dimension label.
+func dimensionOf(expr string) string {
+	return `label_replace(` + expr + `, "dimension", "$1", "kind", "(.*)")`
+}
+
 func capacityAlerts() []Rule {
 	return []Rule{
+		{
+			Alert: "DynamoDBThrottlingStorm", Severity: Critical, For: "1m",
+			Params: []Param{fastWindow, rateWindow,
+				{Name: "min_throttled_share", Kind: Number, Default: "0.2", Doc: "Share of a table's demand (throttle events over throttle events plus consumed units, a lower bound of the share of requests) above which throttling is a storm."},
+				{Name: "min_storm_events_per_second", Kind: Number, Default: "1", Doc: "Throttle events per second (over fast_window) below which throttling is too small to page, whatever its share."},
+			},
+			// Every cause, GSI back-pressure included: the aggregate counter.
+			// A storm lasts: at the 1m cadence the counter must have stepped
+			// in at least 3 of the last 4 minutes (a burst of a minute or two
+			// is left to the slower alerts); at the 5m cadence, where it steps
+			// once a cycle, the share over rate_window must cross with
+			// throttles in each of the last two fast windows (two cycles),
+			// which a burst of two minutes meets for one evaluation at most.
+			Expr: `(
+  sum by (account, region, table, index, kind) (dynamodb:throttle_events:rate_fast)
+    / on (account, region, table, index, kind)
+  ` + fastDemand + `
+  > [[.P.min_throttled_share]]
+  and on (account, region, table, index, kind)
+  sum by (account, region, table, index, kind) (
+    sum_over_time(((dynamodb_throttle_events_total[[sel]] - dynamodb_throttle_events_total[[sel]] offset 1m) > bool 0)[4m:1m])
+  ) >= 3
+or
+  sum by (account, region, table, index, kind) (dynamodb:throttle_events:rate)
+    / on (account, region, table, index, kind)
+  ` + strings.ReplaceAll(fastDemand, ":rate_fast", ":rate") + `
+  > [[.P.min_throttled_share]]
+  and on (account, region, table, index, kind)
+  sum by (account, region, table, index, kind) (dynamodb_throttle_events_total[[sel]] - dynamodb_throttle_events_total[[sel]] offset [[.P.fast_window]]) > 0
+  and on (account, region, table, index, kind)
+  sum by (account, region, table, index, kind) (dynamodb_throttle_events_total[[sel]] offset [[.P.fast_window]] - dynamodb_throttle_events_total[[sel]] offset [[double .P.fast_window]]) > 0
+)
+and on (account, region, table, index, kind)
+sum by (account, region, table, index, kind) (dynamodb:throttle_events:rate_fast) > [[.P.min_storm_events_per_second]]`,
+			Summary: "A DynamoDB table or index throttles a large share of its requests.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
+				`throttles at least {{ $value | humanizePercentage }} of its {{ $labels.kind }} demand (throttle events against throttle events plus consumed units, over the fast window, or over the rate window at the 5m cadence): ` +
+				`callers are failing now. The cause-specific alerts (provisioned capacity, auto-scaling maximum, hot key, on-demand maximum, flash crowd) say why.`,
+		},
 		{
 			Alert: "DynamoDBProvisionedThroughputThrottling", Severity: Warning, For: "5m",
 			Params: []Param{minThrottles},
@@ -157,13 +271,33 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 				`auto-scaling does not follow the traffic (it acts after 2 minutes above target, then takes minutes to apply), or the table has none.`,
 		},
 		{
-			Alert: "DynamoDBAutoScalingMaxTooLow", Severity: Warning, For: "5m",
-			Params: []Param{minThrottles},
-			// Scaling lag and a maximum below demand look alike while capacity
-			// climbs in steps; once provisioned capacity sits at max and the
-			// table still throttles, only the maximum can be the cause.
+			Alert: "DynamoDBAutoScalingMaxTooLow", Severity: Warning, For: "2m",
+			Params: []Param{minThrottles, fastWindow},
+			// Three ways to see a maximum below demand. Live and fast: what
+			// the table is provisioned at plus what it throttles for lack of
+			// capacity (a lower bound of demand) exceeds the maximum, which
+			// a spike of minutes shows long before capacity climbs to max in
+			// steps. Live and slow: consumed capacity against the maximum
+			// above the target, or provisioned at max while throttling, held
+			// 5 minutes. From the history: the capacity collector's
+			// simulation of the table's own policy throttled at max in the
+			// last 7 days.
 			Expr: `(
-  dynamodb:autoscaling_max_utilization:ratio
+  (
+    (
+      label_replace(dynamodb_provisioned_read_capacity_units[[sel]], "dimension", "read", "", "")
+      or
+      label_replace(dynamodb_provisioned_write_capacity_units[[sel]], "dimension", "write", "", "")
+    )
+    + on (account, region, table, index, dimension)
+    ` + dimensionOf(`sum by (account, region, table, index, kind) (
+      dynamodb:throttle_events_by_cause:rate_fast{cause="provisioned_throughput"}
+    ) > [[.P.min_throttles_per_second]]`) + `
+  )
+    / on (account, region, table, index, dimension)
+  dynamodb_autoscaling_max_capacity_units[[sel]] > 1
+or
+  min_over_time(dynamodb:autoscaling_max_utilization:ratio[5m])
     > on (account, region, table, index, dimension)
   dynamodb_autoscaling_target_utilization_ratio[[sel]]
 or
@@ -175,33 +309,59 @@ or
     / on (account, region, table, index, dimension)
   dynamodb_autoscaling_max_capacity_units[[sel]] >= 1
   and on (account, region, table, index, dimension)
-  label_replace(
-    sum by (account, region, table, index, kind) (
-      dynamodb:throttle_events_by_cause:rate{cause="provisioned_throughput"}
-    ) > [[.P.min_throttles_per_second]],
-    "dimension", "$1", "kind", "(.*)"
-  )
+  ` + dimensionOf(`sum by (account, region, table, index, kind) (
+    min_over_time(dynamodb:throttle_events_by_cause:rate{cause="provisioned_throughput"}[5m])
+  ) > [[.P.min_throttles_per_second]]`) + `
+or
+  sum by (account, region, table, index, dimension) (
+    dynamodb_capacity_diagnosis_throttled_units[[sel "window=\"7d\", cause=\"at_max\""]]
+    or
+    dynamodb_capacity_diagnosis_saturated_minutes[[sel "window=\"7d\", cause=\"at_max\""]]
+  ) > 0
 )
 and on (account, region, table)
 dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
-			Summary: "Demand presses on the auto-scaling maximum of a DynamoDB table or index.",
+			Summary: "Demand exceeds the auto-scaling maximum of a DynamoDB table or index.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
-				`is at {{ $value | humanizePercentage }} of its {{ $labels.dimension }} auto-scaling maximum (consumed, average over the rate window, above the target utilization; ` +
-				`or provisioned capacity at max while it throttles): auto-scaling wants more capacity than max allows, and further growth will throttle.`,
+				`{{ $labels.dimension }}: demand is above what its auto-scaling maximum allows ({{ $value | humanize }}: provisioned plus throttled against the maximum, ` +
+				`consumed against the maximum, or, from the capacity collector's 7-day simulation of the table's own policy, the units throttled at the maximum): ` +
+				`auto-scaling cannot raise capacity any further; raise the maximum (or pre-warm before planned events).`,
 		},
 		{
-			Alert: "DynamoDBHotPartition", Severity: Warning, For: "10m",
-			Params: []Param{minThrottles},
+			Alert: "DynamoDBHotPartition", Severity: Warning, For: "2m",
+			Params: []Param{minThrottles, fastWindow, flashCrowdFactor},
 			Expr: `sum by (account, region, table, index, kind) (
-  dynamodb:throttle_events_by_cause:rate{cause="key_range_throughput"}
-) > [[.P.min_throttles_per_second]]`,
+  dynamodb:throttle_events_by_cause:rate_fast{cause="key_range_throughput"}
+) > [[.P.min_throttles_per_second]]
+unless on (account, region, table, index, kind)
+` + flashCrowd,
 			Summary: "A DynamoDB table or index throttles on a hot partition (key range).",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
-				`has {{ $value | humanize }} key-range {{ $labels.kind }} throttle events/s (average over the rate window): ` +
+				`has {{ $value | humanize }} key-range {{ $labels.kind }} throttle events/s (average over the fast window) while its total demand stays within what it serves: ` +
 				`one partition exceeds 3,000 RCU or 1,000 WCU. The capacity mode does not fix this; the key design does.`,
 		},
 		{
-			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "15m",
+			Alert: "DynamoDBOnDemandFlashCrowd", Severity: Warning, For: "2m",
+			Params:  []Param{minThrottles, fastWindow, flashCrowdFactor},
+			Expr:    flashCrowd,
+			Summary: "An on-demand DynamoDB table throttles a flash crowd beyond what it absorbs at once.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}): ` +
+				`{{ $labels.kind }} demand is {{ $value | humanize }} times its previous peak and the table throttles by partition: on-demand serves up to twice its previous peak at once ` +
+				`and splits partitions over the next minutes. This is a flash crowd, not a hot key: pre-warm (raise the warm throughput) before such events.`,
+		},
+		{
+			Alert: "DynamoDBOnDemandMaxThroughputReached", Severity: Warning, For: "2m",
+			Params: []Param{minThrottles, fastWindow},
+			Expr: `sum by (account, region, table, index, kind) (
+  dynamodb:throttle_events_by_cause:rate_fast{cause="max_on_demand_throughput"}
+) > [[.P.min_throttles_per_second]]`,
+			Summary: "An on-demand DynamoDB table or index throttles at the maximum throughput its owner configured.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
+				`throttles {{ $value | humanize }} {{ $labels.kind }} events/s (average over the fast window) at its configured on-demand maximum throughput: ` +
+				`a setting, not a hot key nor a lack of capacity. Raise the maximum, or accept the cap it was set for.`,
+		},
+		{
+			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "10m",
 			Params: []Param{
 				latencyFactor, minLatency, latencyBaselineWindow},
 			Expr: `dynamodb_successful_request_latency_p99_seconds[[sel]]
@@ -214,23 +374,80 @@ dynamodb_successful_request_latency_p99_seconds[[sel]] > [[.P.min_latency_second
 				`a hot partition on an on-demand table shows here before it throttles.`,
 		},
 		{
-			Alert: "DynamoDBTargetUtilizationTooHigh", Severity: Warning, For: "1h",
+			Alert: "DynamoDBTargetUtilizationTooHigh", Severity: Warning, For: "",
 			Params: []Param{
 				{Name: "max_target_utilization", Kind: Number, Default: "0.8", Doc: "Target utilization above which scaling has no room for its own delay."},
 				{Name: "throttle_window", Kind: Duration, Default: "1d", Doc: "Window in which provisioned-throughput throttles must have happened."},
 			},
+			// Live: throttled for lack of capacity within the window, held
+			// an hour. From the history, at the first capacity evaluation:
+			// the capacity collector's simulation of the table's own policy
+			// shows units over the last 30 days that the same policy at a
+			// 70% target serves (the diagnosis cause "target"). No `for`:
+			// both branches already hold a window (a day of throttles, 30
+			// days of history) and the ticket is due at the first capacity
+			// evaluation.
 			Expr: `dynamodb_autoscaling_target_utilization_ratio[[sel]] > [[.P.max_target_utilization]]
 and on (account, region, table, index, dimension)
-label_replace(
-  sum by (account, region, table, index, kind) (
+(
+  ` + dimensionOf(`sum by (account, region, table, index, kind) (
     increase(dynamodb_throttle_events_by_cause_total[[sel "cause=\"provisioned_throughput\""]][[rng .P.throttle_window]])
-  ) > 0,
-  "dimension", "$1", "kind", "(.*)"
+  ) > 0`) + `
+  or
+  sum by (account, region, table, index, dimension) (
+    dynamodb_capacity_diagnosis_throttled_units[[sel "window=\"30d\", cause=\"target\""]]
+    or
+    dynamodb_capacity_diagnosis_saturated_minutes[[sel "window=\"30d\", cause=\"target\""]]
+  ) > 0
 )`,
 			Summary: "A DynamoDB auto-scaling target utilization is set so high that scale-outs throttle.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
-				`targets {{ $value | humanizePercentage }} {{ $labels.dimension }} utilization and throttled for lack of provisioned capacity within the throttle window: ` +
+				`targets {{ $value | humanizePercentage }} {{ $labels.dimension }} utilization and throttled for lack of provisioned capacity within the throttle window, ` +
+				`or the capacity collector's simulation of its policy over the last 30 days throttles, or runs at capacity, where a 70% target would have served the rise ` +
+				`(latest at {{ with printf "max(dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds{account=%q, region=%q, table=%q, index=%q, dimension=%q, window=\"30d\", cause=\"target\"})" $labels.account $labels.region $labels.table $labels.index $labels.dimension | query }}{{ . | first | value | humanizeTimestamp }}{{ else }}not in the history{{ end }}): ` +
 				`at this target every rise throttles before auto-scaling acts. Keep about 70%.`,
+		},
+		{
+			Alert: "DynamoDBAutoScalingTooSlowForSpikes", Severity: Warning, For: "",
+			Params: []Param{
+				{Name: "min_reaction_throttled_units", Kind: Number, Default: "1000", Doc: "Units the simulation of the table's own policy throttles over 30 days on rises faster than auto-scaling reacts, below which the rises are not worth a schedule."},
+				{Name: "min_reaction_saturated_minutes", Kind: Number, Default: "10", Doc: "Minutes over 30 days in which consumed capacity reached the simulated capacity on rises faster than auto-scaling reacts (how throttling shows in a history that real throttling capped), below which the rises are not worth a schedule."},
+			},
+			// From the history only: the capacity collector's simulation of
+			// the table's own policy throttles on rises that even a 70%
+			// target does not serve, away from the maximum: demand climbs
+			// faster than auto-scaling reacts (2 minutes above target, then
+			// minutes to apply). Scheduled scaling or pre-warming fixes it.
+			Expr: `(
+  sum by (account, region, table, index, dimension) (
+    dynamodb_capacity_diagnosis_throttled_units[[sel "window=\"30d\", cause=\"reaction\""]]
+  ) > [[.P.min_reaction_throttled_units]]
+  or
+  sum by (account, region, table, index, dimension) (
+    dynamodb_capacity_diagnosis_saturated_minutes[[sel "window=\"30d\", cause=\"reaction\""]]
+  ) >= [[.P.min_reaction_saturated_minutes]]
+)
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
+			Summary: "The traffic of a DynamoDB table rises faster than its auto-scaling reacts.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.dimension }}: ` +
+				`over the last 30 days, the capacity collector's simulation of its own auto-scaling policy throttles on rises faster than auto-scaling reacts ({{ $value | humanize }} units, or minutes at capacity where real throttling capped the history) ` +
+				`(the latest at {{ with printf "max(dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds{account=%q, region=%q, table=%q, index=%q, dimension=%q, window=\"30d\", cause=\"reaction\"})" $labels.account $labels.region $labels.table $labels.index $labels.dimension | query }}{{ . | first | value | humanizeTimestamp }}{{ end }}), ` +
+				`away from its maximum and even at a 70% target: raise the minimum before the rise with a scheduled action, or pre-warm before events.`,
+		},
+		{
+			Alert: "DynamoDBAutoScalingTooSensitive", Severity: Info, For: "1h",
+			Params: []Param{
+				{Name: "min_scalings_per_day", Kind: Number, Default: "24", Doc: "Scaling decisions a day (simulated over the last 7 days with the table's own policy) above which auto-scaling is busy."},
+				{Name: "max_utilization", Kind: Number, Default: "0.35", Doc: "Mean utilization (demand over provisioned capacity, 7 days) under which a busy auto-scaling buys nothing."},
+			},
+			Expr: `dynamodb_capacity_simulated_scaling_events_per_day[[sel "window=\"7d\""]] > [[.P.min_scalings_per_day]]
+and on (account, region, table, index, dimension)
+dynamodb_capacity_simulated_utilization_ratio[[sel "window=\"7d\""]] < [[.P.max_utilization]]`,
+			Summary: "DynamoDB auto-scaling changes capacity many times a day while utilization stays low.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.dimension }}: ` +
+				`its auto-scaling policy makes {{ $value | humanize }} scaling decisions a day (simulated over the last 7 days) while mean utilization stays low: ` +
+				`the policy reacts to noise (short cooldowns, a minimum far below the daily base). Lengthen the scale-in cooldown or raise the minimum.`,
 		},
 	}
 }
@@ -238,52 +455,55 @@ label_replace(
 func costAlerts() []Rule {
 	return []Rule{
 		// A hot key as the capacity alerts see one, per table: key-range
-		// throttles above DynamoDBHotPartition's threshold held for its for
-		// (10m), or the p99 latency of an operation above
-		// DynamoDBLatencyAboveBaseline's baseline held for its for (15m).
+		// throttles above DynamoDBHotPartition's threshold over the fast
+		// window held for its for (2m), or the p99 latency of an operation
+		// above DynamoDBLatencyAboveBaseline's baseline held for its for
+		// (10m).
 		// The cost advice looks for it over the last day; recorded every
 		// evaluation, so that the alert reads a day of it without a
 		// subquery.
 		{Record: "dynamodb:hot_key_signals:count", Params: []Param{minThrottles, latencyFactor, minLatency, latencyBaselineWindow},
 			Expr: `count by (account, region, table) (
-  min_over_time(dynamodb:throttle_events_by_cause:rate{cause="key_range_throughput"}[10m]) > [[.P.min_throttles_per_second]]
+  min_over_time(dynamodb:throttle_events_by_cause:rate_fast{cause="key_range_throughput"}[2m]) > [[.P.min_throttles_per_second]]
   or
   (
-    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][15m])
+    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][10m])
       > [[.P.latency_factor]] * quantile_over_time(0.5, dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
     and
-    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][15m]) > [[.P.min_latency_seconds]]
+    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][10m]) > [[.P.min_latency_seconds]]
   )
 )`},
 		{
 			Alert: "DynamoDBOnDemandSustainedWorkload", Severity: Info, For: "6h",
 			Params: []Param{minMonthlySpend,
-				{Name: "min_request_units_per_second", Kind: Number, Default: "100", Doc: "Baseline traffic (read plus write units per second of the table and its GSIs, median of hourly rates over 4 weeks, or 1 week for a younger table) under which managing provisioned capacity is not worth the effort; the capacity collector's collectors.capacity.min_request_rate has the same default."},
 				{Name: "min_time_on_demand", Kind: Duration, Default: "7d", Doc: "How long a table must have stayed on demand since its last switch to on-demand before it gets cost advice: a mode decision needs a week of history, and a table that switches back and forth gets DynamoDBBillingModeChurn instead of advice that alternates with each switch."},
 			},
-			// The saving is the mode-independent one (on-demand minus
-			// provisioned, whatever the current mode). A table that switched
-			// to on-demand less than min_time_on_demand ago gets no advice:
-			// on a churning table the advice would come and go with each
-			// switch, and DynamoDBBillingModeChurn speaks for it. A table
-			// that never switched has no switch timestamp and is settled.
-			// A table with a hot key within the last day gets no advice.
+			// One decision, one place: the capacity collector decides
+			// (minimum saving, minimum traffic, and its simulation of
+			// provisioned capacity throttling no more than it tolerates:
+			// collectors.capacity.min_monthly_saving, min_request_rate,
+			// max_throttled_ratio), and the alert repeats its verdict when
+			// both windows agree: a surge that ended and fills only the
+			// 30-day window is not a sustained workload. The value is the
+			// 30-day saving, at least min_monthly_spend_dollars (the same
+			// default as the collector's minimum: a stricter pack-wide
+			// floor only). A table that switched to on-demand less than
+			// min_time_on_demand ago, or with a hot key within the last day,
+			// gets no advice.
 			Expr: `dynamodb_capacity_monthly_provisioned_saving_dollars[[sel "window=\"30d\""]] >= [[.P.min_monthly_spend_dollars]]
+and on (account, region, table)
+dynamodb_capacity_recommendation_info[[sel "window=\"30d\", recommendation=\"switch_to_provisioned\""]]
+and on (account, region, table)
+dynamodb_capacity_recommendation_info[[sel "window=\"7d\", recommendation=\"switch_to_provisioned\""]]
 and on (account, region, table)
 dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]
 unless on (account, region, table)
 (time() - dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]]) < [[seconds .P.min_time_on_demand]]
-and on (account, region, table)
-sum by (account, region, table) (
-  dynamodb_capacity_baseline_consumed_units[[sel "window=\"4w\""]]
-  or ignoring (window)
-  dynamodb_capacity_baseline_consumed_units[[sel "window=\"1w\""]]
-) >= [[.P.min_request_units_per_second]]
 unless on (account, region, table)
 max_over_time(dynamodb:hot_key_signals:count[1d])`,
 			Summary: "An on-demand DynamoDB table carries a sustained workload that provisioned capacity would serve for less.",
-			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) has been on demand for at least a week; over the last 30 days of its consumption, ` +
-				`provisioned capacity with target-tracking auto-scaling would save {{ $value | humanize }} USD a month. ` +
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) has been on demand for at least a week, and the capacity collector recommends provisioned capacity ` +
+				`over both the last 7 and the last 30 days: with target-tracking auto-scaling it would save {{ $value | humanize }} USD a month (30-day figure) without throttling more than tolerated. ` +
 				`Tables with a hot key within the last day (key-range throttles, or a p99 latency several times its median, as DynamoDBHotPartition and DynamoDBLatencyAboveBaseline see them) are left out: the mode does not fix a hot key.`,
 		},
 		{
@@ -312,7 +532,9 @@ max_over_time(dynamodb:hot_key_signals:count[1d])`,
 and on (account, region, table, index)
 (time() - dynamodb_capacity_surge_peak_timestamp_seconds[[sel]]) > [[.P.min_weeks_after_surge]] * 604800
 and on (account, region, table)
-dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]`,
+dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]
+unless on (account, region, table)
+dynamodb_capacity_recommendation_info[[sel "recommendation=\"keep\", reason_code=~\"simulated_throttling|cheaper\""]]`,
 			Summary: "A surge on an on-demand DynamoDB table became its baseline and the mode was not reviewed.",
 			// The peak's date lets a reviewer silence this surge until it
 			// leaves the capacity collector's history (the runbook says how).
@@ -328,10 +550,18 @@ dynamodb_table_info[[sel "billing_mode=\"PAY_PER_REQUEST\""]]`,
 			},
 			// A weekly cycle (a weekend with another mix) moves the 1-day
 			// ratio away from the 7-day one every weekend, but not away from
-			// the same day a week earlier: both must have drifted.
-			Expr: `abs(dynamodb_capacity_read_write_drift_ratio[[sel]]) > [[.P.max_drift]]
-and on (account, region, table, index)
-abs(dynamodb_capacity_read_write_weekly_drift_ratio[[sel]]) > [[.P.max_drift]]
+			// the same day a week earlier: both must have drifted. A change
+			// one to three weeks old shows in the 7-day ratio against the 3
+			// weeks before it (the domain brief's 7-day rolling mix against
+			// a 4-week baseline), which the exporter computes from its
+			// history at its first evaluation.
+			Expr: `(
+  abs(dynamodb_capacity_read_write_drift_ratio[[sel]]) > [[.P.max_drift]]
+  and on (account, region, table, index)
+  abs(dynamodb_capacity_read_write_weekly_drift_ratio[[sel]]) > [[.P.max_drift]]
+or
+  abs(dynamodb_capacity_read_write_baseline_drift_ratio[[sel]]) > [[.P.max_drift]]
+)
 and on (account, region, table, index)
 (
   dynamodb:consumed_read_capacity_units:rate
@@ -339,7 +569,7 @@ and on (account, region, table, index)
 ) > [[.P.min_units_per_second]]`,
 			Summary: "The read/write ratio of a DynamoDB table drifted from its 7-day value.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}): ` +
-				`the 1-day read/write ratio is {{ $value | humanizePercentage }} away from its rolling 7-day value, and away from the same day a week earlier too (not a weekly cycle): a new report, push or query changed the workload. Review the capacity mode.`,
+				`the read/write ratio drifted {{ $value | humanizePercentage }} (the 1-day ratio from its rolling 7-day value and from the same day a week earlier, so not a weekly cycle; or the 7-day ratio from the 3 weeks before it): a new report, push or query changed the workload. Review the capacity mode.`,
 		},
 	}
 }

@@ -245,6 +245,15 @@ func expand(r Rule, text string, params map[string]string, selector string) (str
 		"only": func(matchers ...string) string { return sel("", matchers...) },
 		// rng writes a range selector: [[rng .P.window]] is "[10m]".
 		"rng": func(d string) string { return "[" + d + "]" },
+		// double writes twice a duration: [[double .P.window]] is "20m"
+		// for a 10m window.
+		"double": func(d string) (string, error) {
+			v, err := model.ParseDuration(d)
+			if err != nil {
+				return "", err
+			}
+			return model.Duration(2 * time.Duration(v)).String(), nil
+		},
 		// seconds writes a duration as a number of seconds.
 		"seconds": func(d string) (string, error) {
 			v, err := model.ParseDuration(d)
