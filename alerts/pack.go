@@ -415,6 +415,7 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
 				{Name: "stall_window", Kind: Duration, Default: "6h", Doc: "Second branch: window over which the latest expiry among the sampled live items must advance by at least a quarter of the clock while the table is written and TTL deletes; a table whose longest-lived items are written with gaps longer than this (while shorter-lived ones keep coming) needs it longer."},
 				{Name: "min_stalled_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items a writer still writing at the table's usual retention would have put in the stall window (the live items sampled within a day of the latest expiry, scaled to the window), under which a stall is sampling noise, not evidence."},
+				{Name: "foreseen_window", Kind: Duration, Default: "2h", Doc: "First branch: window of the expiries earlier TTL samples foresaw half a retention ahead (dynamodb_ttl_foreseen_expired_items_total) that the last hour's deletions are compared with: a burst no larger is a batch ending the lifetime it was written with, not a retention bug. The hour of the burst plus an hour of TTL's deletion delay; longer would let a table's steady expiries cover a burst."},
 			},
 			// First branch: deletions far above their own baseline. The
 			// baseline averages the recorded hourly rates that exist:
@@ -448,6 +449,17 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 			// backlog younger than a day: the first branch does not fire on a
 			// table whose sampled live items have sat in cohorts (most of the
 			// last day's within an hour of the latest expiry) all day.
+			//
+			// Nor on a burst of items ending the lifetime they were written
+			// with (a campaign's batch of tokens): earlier samples saw them
+			// live at least half the table's retention before they expired,
+			// and counted them in dynamodb_ttl_foreseen_expired_items_total
+			// as their expiry passed. Items a retention bug writes live far
+			// less than that and are never counted: the first branch fires
+			// only while the last hour's deletions exceed the expiries so
+			// foreseen within foreseen_window. The sampler keeps 2 days of
+			// forecast: on a table whose retention is longer than 4 days
+			// nothing is foreseen and the test never holds.
 			Expr: `dynamodb:ttl_deleted_items:rate1h
   > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
@@ -464,6 +476,12 @@ min_over_time((
   dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
     / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
 )[1d:10m]) > 0.5
+unless on (account, region, table)
+(
+  dynamodb:ttl_deleted_items:rate1h * 3600
+    <= on (account, region, table)
+` + foreseenIn("foreseen_window") + `
+)
 or
 (
   dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]
@@ -486,11 +504,24 @@ or
 )`,
 			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual, or new items expiring far sooner than the table's usual retention.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
-				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago) and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
+				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw half a retention ahead, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
 				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
 				`A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
+}
+
+// foreseenIn is the number of expiries the TTL sampler foresaw half a
+// retention ahead (dynamodb_ttl_foreseen_expired_items_total) that came due
+// within the window parameter param, exactly: nothing for a series younger
+// than the window or across a counter reset (exporter restart), so that a
+// partial window never covers a burst of deletions.
+func foreseenIn(param string) string {
+	const f = "dynamodb_ttl_foreseen_expired_items_total[[sel]]"
+	return `  (
+    (` + f + ` - ` + f + ` offset [[.P.` + param + `]]) >= 0
+    unless resets(` + f + `[[rng .P.` + param + `]]) > 0
+  )`
 }
 
 // countIn is the number of events an exporter counter (series, a selector

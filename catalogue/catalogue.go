@@ -102,6 +102,7 @@ const (
 	TTLLiveItemRemainingLifetime       = "dynamodb_ttl_live_item_remaining_lifetime_seconds"
 	TTLLatestLiveExpiryTimestamp       = "dynamodb_ttl_latest_live_item_expiry_timestamp_seconds"
 	TTLLiveItemsNearLatestExpiry       = "dynamodb_ttl_sampled_live_items_near_latest_expiry"
+	TTLForeseenExpiredItemsTotal       = "dynamodb_ttl_foreseen_expired_items_total"
 	TTLSamplerConsumedReadUnitsTotal   = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
 	TTLLastSampleTimestamp             = "dynamodb_ttl_last_sample_timestamp_seconds"
 	ExporterTTLSamplesTotal            = "dynamodb_exporter_ttl_samples_total"
@@ -277,6 +278,9 @@ var awsFamilies = []Family{
 	{TTLLiveItemsNearLatestExpiry, Gauge,
 		"Live items the last sample read whose TTL value lies within `within` (1h, 1d) below the latest live expiry, that one included: the density of the newest long-lived items (how many sampled items a writer still writing at that retention adds per day), and, when most of the last day's sit in the last hour, an expiry rounded to a calendar boundary (every item of the day or month expiring at one time)." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWithin}, "items", "DynamoDB Scan sample"},
+	{TTLForeseenExpiredItemsTotal, Counter,
+		"Estimated items whose TTL time has passed since the exporter started watching the table, counted as it passes, among those an earlier sample saw live at least half the table's retention (the latest live expiry minus that sample's time) before they expired: items ending the lifetime they were written with (a batch of tokens expiring as designed); an item written with a lifetime cut short (a retention bug) is never seen that early and never counted. Expiries more than 2 days ahead are not kept, so it stays at 0 on a table whose retention is longer than 4 days." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
 	{TTLSamplerConsumedReadUnitsTotal, Counter,
 		"Read capacity units the TTL sampler's Scan calls consumed on the table, as DynamoDB reported them." + backgroundNote,
 		tableLabels, "capacity units", "DynamoDB Scan ConsumedCapacity"},

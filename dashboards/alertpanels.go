@@ -112,10 +112,11 @@ func signals() map[string]signal {
 			read:    "time since the oldest expired item's expiry; the dashed line is max_deletion_lag.",
 			queries: []query{{expr: fmt.Sprintf("time() - %s", sel(c.TTLOldestExpiredItemTimestamp, selT)), legend: "{{table}}"}}},
 		"DynamoDBTTLDeletingLiveData": {unit: unitPerSecond, lines: []float64{number("DynamoDBTTLDeletingLiveData", "min_deletions_per_second")},
-			read: "TTL deletions per second over the last hour against the alert level (deletion_factor times the baseline); the dashed line is min_deletions_per_second.",
+			read: "TTL deletions per second over the last hour against the alert level (deletion_factor times the baseline), and the expiries the TTL sampler foresaw half a retention ahead within foreseen_window, per second of an hour (deletions under that line are a batch ending its full lifetime, not a retention bug); the dashed line is min_deletions_per_second.",
 			queries: []query{
 				{expr: sel(ttlDeletedRate1h, selT), legend: "deleted {{table}}"},
 				{expr: fmt.Sprintf("%s * %s", param("DynamoDBTTLDeletingLiveData", "deletion_factor"), liveBase), legend: "alert level {{table}}"},
+				{expr: fmt.Sprintf("increase(%s[%s]) / 3600", sel(c.TTLForeseenExpiredItemsTotal, selT), param("DynamoDBTTLDeletingLiveData", "foreseen_window")), legend: "foreseen {{table}}"},
 			}},
 		"DynamoDBExporterCollectorFailing": {unit: unitBool,
 			read:    "each collector's success per account and region: 0 is a failing run.",
