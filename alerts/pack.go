@@ -361,7 +361,11 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 			Params: []Param{{Name: "min_candidate_share", Kind: Number, Default: "0.1", Doc: "Share of sampled items carrying another timestamp-like attribute (and not the TTL attribute) above which the alert fires."}},
 			// The candidate ratio is exported per attribute other than the
 			// TTL one; the TTL attribute is joined in as ttl_attribute so
-			// that the description can name both.
+			// that the description can name both. The sampler names no
+			// attribute that tracks the clock without ever holding a future
+			// time (an updated_at on items kept for good: ttl.ChooseCandidate);
+			// the description says whether the named one still holds future
+			// times (a live writer) or only past ones (a writer since fixed).
 			Expr: `(max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]]) >= [[.P.min_candidate_share]])
   * on (account, region, table) group_left (ttl_attribute)
 max by (account, region, table, ttl_attribute) (
@@ -370,7 +374,11 @@ max by (account, region, table, ttl_attribute) (
 			Summary: "TTL of a DynamoDB table is enabled on one attribute while many items carry their expiry under another.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL is on ` + "`{{ $labels.ttl_attribute }}`" +
 				`; {{ $value | humanizePercentage }} of items carry ` + "`{{ $labels.attribute }}`" + ` instead (share of the TTL sample): ` +
-				`TTL never deletes them. A writer uses the wrong attribute name.`,
+				`TTL never deletes them. ` +
+				`{{ with printf "dynamodb_ttl_candidate_attribute_future_items_ratio{account=%q, region=%q, table=%q, attribute=%q}" $labels.account $labels.region $labels.table $labels.attribute | query }}` +
+				`{{ if gt (. | first | value) 0.0 }}A writer still uses the wrong attribute name: {{ . | first | value | humanizePercentage }} of those values lie in the future.` +
+				`{{ else }}Every one of those values has passed: a writer used the wrong name until it was fixed, and its items need a backfill.{{ end }}` +
+				`{{ else }}A writer uses the wrong attribute name.{{ end }}`,
 		},
 		{
 			Alert: "DynamoDBTTLNotDeleting", Severity: Warning, For: "2h",

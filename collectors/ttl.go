@@ -414,7 +414,7 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	ts.mostlyMissing = read > 0 && float64(ts.counts[ttl.Missing]) > WholeItemsMissingShare*float64(read)
 	ts.haveCand = false
 	if res.WholeItems {
-		cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates)
+		cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates, now)
 		switch {
 		case err == nil:
 			ts.cand, ts.haveCand = cand, true
@@ -495,6 +495,7 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsEstimate, ts.cand.Expired.Items, cl...),
 				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsLowerBound, ts.cand.Expired.ItemsLower, cl...),
 				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsUpperBound, ts.cand.Expired.ItemsUpper, cl...),
+				catalogue.MustMetric(catalogue.TTLCandidateFutureItemsRatio, ts.cand.FutureFraction, cl...),
 			)
 		}
 		if ts.oldest > 0 {

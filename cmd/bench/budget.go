@@ -69,6 +69,7 @@ var seriesBudget = []budget{
 	{"dynamodb_ttl_candidate_attribute_expired_items_estimate", 1, "tables without TTL: a candidate attribute"},
 	{"dynamodb_ttl_candidate_attribute_expired_items_lower_bound", 1, "tables without TTL: a candidate attribute"},
 	{"dynamodb_ttl_candidate_attribute_expired_items_upper_bound", 1, "tables without TTL: a candidate attribute"},
+	{"dynamodb_ttl_candidate_attribute_future_items_ratio", 1, "tables without TTL: a candidate attribute (a live writer or a backlog)"},
 }
 
 // budget is one family's series per table.
