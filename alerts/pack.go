@@ -345,7 +345,17 @@ and on (account, region, table, index)
 }
 
 func ttlAlerts() []Rule {
+	// The sampled items and the share of them without the TTL attribute,
+	// per table, for DynamoDBTTLAttributeMissingRising.
+	sampled := `sum by (account, region, table) (dynamodb_ttl_sampled_items[[sel]])`
+	missingBaseline := `quantile_over_time(0.5, dynamodb:ttl_missing_items:ratio[[rng (print .P.missing_baseline_window ":10m")]] offset 1h)`
 	return []Rule{
+		// The share of the items of the TTL sampler's last sample that
+		// lack the TTL attribute (class missing), per table.
+		{Record: "dynamodb:ttl_missing_items:ratio",
+			Expr: `sum by (account, region, table) (dynamodb_ttl_sampled_items[[sel "class=\"missing\""]])
+  / on (account, region, table)
+(` + sampled + ` > 0)`},
 		{
 			Alert: "DynamoDBTTLValuesNeverExpire", Severity: Warning, For: "1h",
 			Params: []Param{{Name: "min_never_expiring_items", Kind: Number, Default: "0", Doc: "Lower bound of never-expiring items above which the alert fires."}},
@@ -379,6 +389,44 @@ max by (account, region, table, ttl_attribute) (
 				`{{ if gt (. | first | value) 0.0 }}A writer still uses the wrong attribute name: {{ . | first | value | humanizePercentage }} of those values lie in the future.` +
 				`{{ else }}Every one of those values has passed: a writer used the wrong name until it was fixed, and its items need a backfill.{{ end }}` +
 				`{{ else }}A writer uses the wrong attribute name.{{ end }}`,
+		},
+		{
+			Alert: "DynamoDBTTLAttributeMissingRising", Severity: Warning, For: "30m",
+			Params: []Param{
+				{Name: "missing_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the baseline share of sampled items without the TTL attribute (its median, ending an hour ago, so that the latest sample is judged against those before it)."},
+				{Name: "min_missing_rise_items", Kind: Number, Default: "5", Doc: "Sampled items without the TTL attribute, beyond what the baseline share predicts for the sample, under which a rise is not evidence (on a table whose baseline share is 0)."},
+				{Name: "missing_rise_sigmas", Kind: Number, Default: "4", Doc: "How many standard deviations of the sampling noise (binomial at the baseline share, doubled in variance for the baseline's own noise) the rise must exceed, so that a table holding a steady share of items without TTL on purpose (another entity type) is judged on a rise, not on its level."},
+			},
+			// A table may hold an entity type without TTL on purpose: its
+			// share is judged against its own median over the day before,
+			// not against a level. The excess counts sampled items without
+			// the TTL attribute above what the baseline share predicts for
+			// this sample; it must exceed min_missing_rise_items and
+			// missing_rise_sigmas standard deviations of a binomial sample of
+			// that size at the baseline share (variance doubled: the baseline
+			// is itself a sample). The value is the rise of the share.
+			Expr: `(
+  (
+    sum by (account, region, table) (dynamodb_ttl_sampled_items[[sel "class=\"missing\""]])
+      - on (account, region, table)
+    (` + missingBaseline + ` * on (account, region, table) ` + sampled + `)
+  )
+    >= on (account, region, table)
+  clamp_min(
+    [[.P.missing_rise_sigmas]] * sqrt(
+      2 * ` + missingBaseline + `
+        * on (account, region, table) (1 - ` + missingBaseline + `)
+        * on (account, region, table) ` + sampled + `
+    ),
+    [[.P.min_missing_rise_items]]
+  )
+)
+  / on (account, region, table) ` + sampled + `
+and on (account, region, table)
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
+			Summary: "A rising share of a DynamoDB table's items carries no TTL attribute.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the share of the TTL sample without the TTL attribute rose by {{ $value | humanizePercentage }} above its median over the day before, more than sampling noise explains: ` +
+				`new items are written without it and will never expire (a writer or code path that stopped setting it, or a new entity type). The share among new writes is higher still.`,
 		},
 		{
 			Alert: "DynamoDBTTLNotDeleting", Severity: Warning, For: "2h",

@@ -41,6 +41,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBReadWriteRatioDrift":             7 * time.Hour,                // hourly capacity collector + for 6h
 	"DynamoDBTTLValuesNeverExpire":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
 	"DynamoDBTTLAttributeNameMismatch":        2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
+	"DynamoDBTTLAttributeMissingRising":       3 * time.Hour,                // hourly TTL sample + enough items without the attribute in it + for 30m
 	"DynamoDBTTLNotDeleting":                  2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
 	"DynamoDBTTLDeletionLagging":              7 * time.Hour,                // hourly TTL sample + for 6h
 	"DynamoDBTTLDeletingLiveData":             time.Hour,                    // within the first hour of deletions
@@ -254,6 +255,10 @@ var replayCases = []replayCase{
 	// name remains, while TTL deletes the new ones.
 	{Scenario: variants + "var-ttl-name-after-deploy.yaml", Duration: 6 * time.Hour, Expect: []expected{
 		{"DynamoDBTTLAttributeNameMismatch", "tokens-ttl-name", 0}}},
+	// A deploy at +2h stops setting the TTL attribute on 40% of the new
+	// items of a table that held none without it.
+	{Scenario: variants + "var-ttl-missing-rising.yaml", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLAttributeMissingRising", "carts-ttl-missing", 2 * time.Hour}}},
 	// A second entity type carrying an update time (an epoch Number, always
 	// past) and no TTL: the sampler does not name an attribute that never
 	// holds a future time while tracking the clock (its latest value about

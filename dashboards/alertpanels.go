@@ -101,6 +101,13 @@ func signals() map[string]signal {
 		"DynamoDBTTLAttributeNameMismatch": {unit: unitPercent, lines: []float64{number("DynamoDBTTLAttributeNameMismatch", "min_candidate_share")},
 			read:    "share of items carrying another epoch attribute instead of the TTL one; the dashed line is min_candidate_share.",
 			queries: []query{{expr: sel(c.TTLCandidateAttributeItemsRatio, selT), legend: "{{table}} {{attribute}}"}}},
+		"DynamoDBTTLAttributeMissingRising": {unit: unitPercent,
+			read: fmt.Sprintf("share of the TTL sample without the TTL attribute against its median over %s ending an hour ago: the alert needs the sample to hold at least min_missing_rise_items more such items than that median predicts, and more than missing_rise_sigmas standard deviations of the sampling noise.",
+				param("DynamoDBTTLAttributeMissingRising", "missing_baseline_window")),
+			queries: []query{
+				{expr: sel(ttlMissingRatio, selT), legend: "without the attribute {{table}}"},
+				{expr: fmt.Sprintf("quantile_over_time(0.5, %s[%s] offset 1h)", sel(ttlMissingRatio, selT), param("DynamoDBTTLAttributeMissingRising", "missing_baseline_window")), legend: "baseline {{table}}"},
+			}},
 		"DynamoDBTTLNotDeleting": {unit: unitCount,
 			read: fmt.Sprintf("the lower bound of expired items against TTL deletions within deletion_grace (%s): expired items and no deletion is the failure.",
 				param("DynamoDBTTLNotDeleting", "deletion_grace")),
