@@ -83,6 +83,8 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		alert("name-sessions", "DynamoDBTTLAttributeNameMismatch", sessions),
 		alert("missing-sessions", "DynamoDBTTLAttributeMissingRising", sessions),
 		alert("missing-carts", "DynamoDBTTLAttributeMissingRising", map[string]string{"table": "carts"}),
+		alert("growing-sessions", "DynamoDBTTLRetentionBehindWrites", sessions),
+		alert("growing-carts", "DynamoDBTTLRetentionBehindWrites", map[string]string{"table": "carts"}),
 		alert("thr-carts", "DynamoDBProvisionedThroughputThrottling", map[string]string{"table": "carts"}),
 		alert("denied", "DynamoDBExporterAccessDenied", map[string]string{"operation": "Scan"}),
 		// exporter-b is down; exporter-c is its HA twin, reading the same
@@ -108,6 +110,10 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		// Items written under another attribute name lack the TTL one: the
 		// name mismatch explains the rising share, on its own table only.
 		"missing-sessions": {"name-sessions"}, "missing-carts": nil, "name-sessions": nil,
+		// Deletion days behind (lag-sessions) explains the growth; a failing
+		// TTL collector does not inhibit it: it reads the deletion counter
+		// and the item count, not the sampler.
+		"growing-sessions": {"lag-sessions"}, "growing-carts": nil,
 		// Not inhibited: another table, another index, another region, another
 		// collector's alerts, and the critical page.
 		"od-carts": nil, "thr-orders-gsi": nil, "lag-sessions-eu": nil, "thr-carts": nil,

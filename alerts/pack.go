@@ -349,6 +349,10 @@ func ttlAlerts() []Rule {
 	// per table, for DynamoDBTTLAttributeMissingRising.
 	sampled := `sum by (account, region, table) (dynamodb_ttl_sampled_items[[sel]])`
 	missingBaseline := `quantile_over_time(0.5, dynamodb:ttl_missing_items:ratio[[rng (print .P.missing_baseline_window ":10m")]] offset 1h)`
+	// The base table's item count and its growth over growth_window, for
+	// DynamoDBTTLRetentionBehindWrites.
+	tableItems := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]])`
+	itemGrowth := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]] - dynamodb_items[[sel "index=\"\""]] offset [[.P.growth_window]])`
 	return []Rule{
 		// The share of the items of the TTL sampler's last sample that
 		// lack the TTL attribute (class missing), per table.
@@ -461,6 +465,45 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 			Summary: "DynamoDB's TTL deletes, but days behind expiry.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the oldest expired item seen by the sampler expired {{ $value | humanizeDuration }} ago ` +
 				`while TTL deletes, and the expired backlog it proved holds more than several days of deletions: the backlog holds storage, GSI space and report counts.`,
+		},
+		{
+			Alert: "DynamoDBTTLRetentionBehindWrites", Severity: Info, For: "6h",
+			Params: []Param{
+				{Name: "growth_window", Kind: Duration, Default: "1d", Doc: "Window over which the table's growth (DescribeTable's item count and size, refreshed about every 6 hours) and TTL's deletions are compared; the alert needs that much of the exporter's history in Prometheus."},
+				{Name: "max_deletion_share", Kind: Number, Default: "0.25", Doc: "Share of the items written over the window (the growth plus the TTL deletions) that TTL must have deleted at most: far below the write rate."},
+				{Name: "min_growth_ratio", Kind: Number, Default: "0.01", Doc: "Growth of the item count over the window, as a share of the items, under which a table is not growing materially."},
+			},
+			// Items written over the window are estimated as the growth of
+			// the item count plus the TTL deletions (items the application
+			// deletes itself are not counted: the estimate errs low, which
+			// errs towards silence). The deletion counter must span the
+			// whole window (nothing for a counter younger than it). A table whose items expire in cohorts (every
+			// item of a month on the 1st) grows between its cohorts by
+			// design and is left out, as in DynamoDBTTLDeletingLiveData
+			// (the last sample suffices: for 6h needs it out of a cohort
+			// at every evaluation).
+			Expr: `` + ttlDeletedIn("growth_window") + `
+  / on (account, region, table)
+(
+  ` + ttlDeletedIn("growth_window") + `
+  + on (account, region, table)
+  ` + itemGrowth + `
+)
+  <= [[.P.max_deletion_share]]
+and on (account, region, table)
+` + itemGrowth + ` >= [[.P.min_growth_ratio]] * ` + tableItems + `
+and on (account, region, table)
+max by (account, region, table) (dynamodb_size_bytes[[sel "index=\"\""]] - dynamodb_size_bytes[[sel "index=\"\""]] offset [[.P.growth_window]]) > 0
+and on (account, region, table)
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]
+unless on (account, region, table)
+(
+  dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
+    / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
+) > 0.5`,
+			Summary: "A DynamoDB table's storage grows while TTL deletes far fewer items than are written.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): over the growth window the table's items and storage grew while TTL deleted only {{ $value | humanizePercentage }} of the items written (its growth plus the deletions), for hours: ` +
+				`items live longer than the table has existed so far (a retention longer than intended, or a table still filling up to its retention), or TTL deletes far slower than items expire. Storage and its cost keep growing until deletions catch up with writes.`,
 		},
 		{
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
@@ -578,6 +621,19 @@ func foreseenIn(param string) string {
     (` + f + ` - ` + f + ` offset [[.P.` + param + `]]) >= 0
     unless resets(` + f + `[[rng .P.` + param + `]]) > 0
   )`
+}
+
+// ttlDeletedIn is the number of items TTL deleted within the window
+// parameter param, per table: the sum of the window's whole hours of
+// dynamodb:ttl_deleted_items:rate1h (exact, and a reset-safe rate across an
+// exporter restart), and nothing for a deletion counter younger than the
+// window, so that a partial window never reads as few deletions.
+func ttlDeletedIn(param string) string {
+	return `(
+  sum_over_time(dynamodb:ttl_deleted_items:rate1h[[rng (print .P.` + param + ` ":1h")]]) * 3600
+  and on (account, region, table)
+  sum by (account, region, table) (dynamodb_ttl_deleted_items_total[[sel]] offset [[.P.` + param + `]])
+)`
 }
 
 // countIn is the number of events an exporter counter (series, a selector

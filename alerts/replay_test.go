@@ -44,6 +44,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBTTLAttributeMissingRising":       3 * time.Hour,                // hourly TTL sample + enough items without the attribute in it + for 30m
 	"DynamoDBTTLNotDeleting":                  2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
 	"DynamoDBTTLDeletionLagging":              7 * time.Hour,                // hourly TTL sample + for 6h
+	"DynamoDBTTLRetentionBehindWrites":        7 * time.Hour,                // once the exporter's history holds the growth window (1d): DescribeTable's refresh + for 6h
 	"DynamoDBTTLDeletingLiveData":             time.Hour,                    // within the first hour of deletions
 	"DynamoDBExporterDown":                    7 * time.Minute,              // a failed scrape (one scrape interval) + an evaluation + for 5m
 	"DynamoDBExporterCollectorFailing":        30 * time.Minute,
@@ -259,6 +260,11 @@ var replayCases = []replayCase{
 	// items of a table that held none without it.
 	{Scenario: variants + "var-ttl-missing-rising.yaml", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBTTLAttributeMissingRising", "carts-ttl-missing", 2 * time.Hour}}},
+	// A retention of a year instead of a week for 40 days: nothing expires
+	// and the table grows by 2.5% a day. The onset is +1d, when the
+	// exporter's history in Prometheus first holds the 1-day growth window.
+	{Scenario: variants + "var-ttl-retention-long.yaml", Duration: 32 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLRetentionBehindWrites", "audit-ttl-long", 24 * time.Hour}}},
 	// A second entity type carrying an update time (an epoch Number, always
 	// past) and no TTL: the sampler does not name an attribute that never
 	// holds a future time while tracking the clock (its latest value about

@@ -60,6 +60,9 @@ func signals() map[string]signal {
 		sel(c.SuccessfulRequestLatencyP99, selT), param("DynamoDBLatencyAboveBaseline", "latency_baseline_window"))
 	liveBase := fmt.Sprintf("avg_over_time(%s[%s] offset 1h)", sel(ttlDeletedRate1h, selT), param("DynamoDBTTLDeletingLiveData", "deletion_baseline_window"))
 	drift := number("DynamoDBReadWriteRatioDrift", "max_drift")
+	growth := param("DynamoDBTTLRetentionBehindWrites", "growth_window")
+	retentionDeleted := fmt.Sprintf("sum by (%s) (increase(%s[%s]))", byT, sel(c.TTLDeletedItemsTotal, selT), growth)
+	retentionWritten := fmt.Sprintf("sum by (%s) (delta(%s[%s])) + on (%s) %s", byT, sel(c.Items, selT, `index=""`), growth, byT, retentionDeleted)
 	return map[string]signal{
 		"DynamoDBProvisionedThroughputThrottling": {unit: unitPerSec, lines: minThrottles("DynamoDBProvisionedThroughputThrottling"),
 			read:    "provisioned-throughput throttle events per second (average over the rate window) by kind; the dashed line is min_throttles_per_second.",
@@ -118,6 +121,14 @@ func signals() map[string]signal {
 		"DynamoDBTTLDeletionLagging": {unit: unitSeconds, lines: []float64{seconds("DynamoDBTTLDeletionLagging", "max_deletion_lag")},
 			read:    "time since the oldest expired item's expiry; the dashed line is max_deletion_lag.",
 			queries: []query{{expr: fmt.Sprintf("time() - %s", sel(c.TTLOldestExpiredItemTimestamp, selT)), legend: "{{table}}"}}},
+		"DynamoDBTTLRetentionBehindWrites": {unit: unitCount,
+			read: fmt.Sprintf("items written over %s (the growth of the item count plus TTL's deletions) against the items TTL deleted, and the alert level (max_deletion_share of the written): deletions under it while the table grows by at least min_growth_ratio of its items is the condition.",
+				param("DynamoDBTTLRetentionBehindWrites", "growth_window")),
+			queries: []query{
+				{expr: retentionWritten, legend: "written {{table}}"},
+				{expr: retentionDeleted, legend: "deleted by TTL {{table}}"},
+				{expr: fmt.Sprintf("%s * (%s)", param("DynamoDBTTLRetentionBehindWrites", "max_deletion_share"), retentionWritten), legend: "alert level {{table}}"},
+			}},
 		"DynamoDBTTLDeletingLiveData": {unit: unitPerSecond, lines: []float64{number("DynamoDBTTLDeletingLiveData", "min_deletions_per_second")},
 			read: "TTL deletions per second over the last hour against the alert level (deletion_factor times the baseline), and the expiries the TTL sampler foresaw half a retention ahead within foreseen_window, per second of an hour (deletions under that line are a batch ending its full lifetime, not a retention bug); the dashed line is min_deletions_per_second.",
 			queries: []query{
