@@ -42,7 +42,7 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		"account": "prod", "region": "us-east-1", "table": "orders", "index": "", "kind": "write",
 		"dimension": "write", "operation": "GetItem", "window": "30d", "collector": "cloudwatch",
 		"service": "DynamoDB", "error_code": "AccessDeniedException",
-		"job": "dynamodb", "instance": "exporter-a:9687",
+		"job": "dynamodb", "instance": "exporter-a:9687", "attribute": "expiresAt", "ttl_attribute": "ttl",
 	}
 	// alert builds an alert of the pack with its own label names; values
 	// not given take the defaults above ("" leaves the label out, as
@@ -80,6 +80,11 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		alert("lag-sessions", "DynamoDBTTLDeletionLagging", sessions),
 		alert("lag-sessions-eu", "DynamoDBTTLDeletionLagging", map[string]string{"table": "sessions", "region": "eu-west-1"}),
 		alert("live-sessions", "DynamoDBTTLDeletingLiveData", sessions),
+		alert("name-sessions", "DynamoDBTTLAttributeNameMismatch", sessions),
+		alert("missing-sessions", "DynamoDBTTLAttributeMissingRising", sessions),
+		alert("missing-carts", "DynamoDBTTLAttributeMissingRising", map[string]string{"table": "carts"}),
+		alert("growing-sessions", "DynamoDBTTLRetentionBehindWrites", sessions),
+		alert("growing-carts", "DynamoDBTTLRetentionBehindWrites", map[string]string{"table": "carts"}),
 		alert("thr-carts", "DynamoDBProvisionedThroughputThrottling", map[string]string{"table": "carts"}),
 		alert("denied", "DynamoDBExporterAccessDenied", map[string]string{"operation": "Scan"}),
 		// exporter-b is down; exporter-c is its HA twin, reading the same
@@ -102,6 +107,13 @@ func TestAlertmanagerInhibitsLive(t *testing.T) {
 		"thr-orders":   {"max-orders"},
 		"lag-sessions": {"ttl-failing"},
 		"ttl-failing":  {"denied"},
+		// Items written under another attribute name lack the TTL one: the
+		// name mismatch explains the rising share, on its own table only.
+		"missing-sessions": {"name-sessions"}, "missing-carts": nil, "name-sessions": nil,
+		// Deletion days behind (lag-sessions) explains the growth; a failing
+		// TTL collector does not inhibit it: it reads the deletion counter
+		// and the item count, not the sampler.
+		"growing-sessions": {"lag-sessions"}, "growing-carts": nil,
 		// Not inhibited: another table, another index, another region, another
 		// collector's alerts, and the critical page.
 		"od-carts": nil, "thr-orders-gsi": nil, "lag-sessions-eu": nil, "thr-carts": nil,

@@ -353,6 +353,8 @@ func (p *labelParser) primary() (labelSet, error) {
 			v := args[0]
 			v.names[strs[0]] = true
 			return v, nil
+		case "sqrt", "clamp_min", "clamp_max":
+			return args[0], nil
 		}
 		return labelSet{}, fmt.Errorf("function %s is not understood by the label inference", t.text)
 	case t.kind == "ident":

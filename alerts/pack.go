@@ -575,7 +575,21 @@ and on (account, region, table, index)
 }
 
 func ttlAlerts() []Rule {
+	// The sampled items and the share of them without the TTL attribute,
+	// per table, for DynamoDBTTLAttributeMissingRising.
+	sampled := `sum by (account, region, table) (dynamodb_ttl_sampled_items[[sel]])`
+	missingBaseline := `quantile_over_time(0.5, dynamodb:ttl_missing_items:ratio[[rng (print .P.missing_baseline_window ":10m")]] offset 1h)`
+	// The base table's item count and its growth over growth_window, for
+	// DynamoDBTTLRetentionBehindWrites.
+	tableItems := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]])`
+	itemGrowth := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]] - dynamodb_items[[sel "index=\"\""]] offset [[.P.growth_window]])`
 	return []Rule{
+		// The share of the items of the TTL sampler's last sample that
+		// lack the TTL attribute (class missing), per table.
+		{Record: "dynamodb:ttl_missing_items:ratio",
+			Expr: `sum by (account, region, table) (dynamodb_ttl_sampled_items[[sel "class=\"missing\""]])
+  / on (account, region, table)
+(` + sampled + ` > 0)`},
 		{
 			Alert: "DynamoDBTTLValuesNeverExpire", Severity: Warning, For: "1h",
 			Params: []Param{{Name: "min_never_expiring_items", Kind: Number, Default: "0", Doc: "Lower bound of never-expiring items above which the alert fires."}},
@@ -591,7 +605,11 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 			Params: []Param{{Name: "min_candidate_share", Kind: Number, Default: "0.1", Doc: "Share of sampled items carrying another timestamp-like attribute (and not the TTL attribute) above which the alert fires."}},
 			// The candidate ratio is exported per attribute other than the
 			// TTL one; the TTL attribute is joined in as ttl_attribute so
-			// that the description can name both.
+			// that the description can name both. The sampler names no
+			// attribute that tracks the clock without ever holding a future
+			// time (an updated_at on items kept for good: ttl.ChooseCandidate);
+			// the description says whether the named one still holds future
+			// times (a live writer) or only past ones (a writer since fixed).
 			Expr: `(max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]]) >= [[.P.min_candidate_share]])
   * on (account, region, table) group_left (ttl_attribute)
 max by (account, region, table, ttl_attribute) (
@@ -600,7 +618,49 @@ max by (account, region, table, ttl_attribute) (
 			Summary: "TTL of a DynamoDB table is enabled on one attribute while many items carry their expiry under another.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL is on ` + "`{{ $labels.ttl_attribute }}`" +
 				`; {{ $value | humanizePercentage }} of items carry ` + "`{{ $labels.attribute }}`" + ` instead (share of the TTL sample): ` +
-				`TTL never deletes them. A writer uses the wrong attribute name.`,
+				`TTL never deletes them. ` +
+				`{{ with printf "dynamodb_ttl_candidate_attribute_future_items_ratio{account=%q, region=%q, table=%q, attribute=%q}" $labels.account $labels.region $labels.table $labels.attribute | query }}` +
+				`{{ if gt (. | first | value) 0.0 }}A writer still uses the wrong attribute name: {{ . | first | value | humanizePercentage }} of those values lie in the future.` +
+				`{{ else }}Every one of those values has passed: a writer used the wrong name until it was fixed, and its items need a backfill.{{ end }}` +
+				`{{ else }}A writer uses the wrong attribute name.{{ end }}`,
+		},
+		{
+			Alert: "DynamoDBTTLAttributeMissingRising", Severity: Warning, For: "30m",
+			Params: []Param{
+				{Name: "missing_baseline_window", Kind: Duration, Default: "1d", Doc: "Window of the baseline share of sampled items without the TTL attribute (its median, ending an hour ago, so that the latest sample is judged against those before it)."},
+				{Name: "min_missing_rise_items", Kind: Number, Default: "5", Doc: "Sampled items without the TTL attribute, beyond what the baseline share predicts for the sample, under which a rise is not evidence (on a table whose baseline share is 0)."},
+				{Name: "missing_rise_sigmas", Kind: Number, Default: "4", Doc: "How many standard deviations of the sampling noise (binomial at the baseline share, doubled in variance for the baseline's own noise) the rise must exceed, so that a table holding a steady share of items without TTL on purpose (another entity type) is judged on a rise, not on its level."},
+			},
+			// A table may hold an entity type without TTL on purpose: its
+			// share is judged against its own median over the day before,
+			// not against a level. The excess counts sampled items without
+			// the TTL attribute above what the baseline share predicts for
+			// this sample; it must exceed min_missing_rise_items and
+			// missing_rise_sigmas standard deviations of a binomial sample of
+			// that size at the baseline share (variance doubled: the baseline
+			// is itself a sample). The value is the rise of the share.
+			Expr: `(
+  (
+    sum by (account, region, table) (dynamodb_ttl_sampled_items[[sel "class=\"missing\""]])
+      - on (account, region, table)
+    (` + missingBaseline + ` * on (account, region, table) ` + sampled + `)
+  )
+    >= on (account, region, table)
+  clamp_min(
+    [[.P.missing_rise_sigmas]] * sqrt(
+      2 * ` + missingBaseline + `
+        * on (account, region, table) (1 - ` + missingBaseline + `)
+        * on (account, region, table) ` + sampled + `
+    ),
+    [[.P.min_missing_rise_items]]
+  )
+)
+  / on (account, region, table) ` + sampled + `
+and on (account, region, table)
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
+			Summary: "A rising share of a DynamoDB table's items carries no TTL attribute.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the share of the TTL sample without the TTL attribute rose by {{ $value | humanizePercentage }} above its median over the day before, more than sampling noise explains: ` +
+				`new items are written without it and will never expire (a writer or code path that stopped setting it, or a new entity type). The share among new writes is higher still.`,
 		},
 		{
 			Alert: "DynamoDBTTLNotDeleting", Severity: Warning, For: "2h",
@@ -637,6 +697,45 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 				`while TTL deletes, and the expired backlog it proved holds more than several days of deletions: the backlog holds storage, GSI space and report counts.`,
 		},
 		{
+			Alert: "DynamoDBTTLRetentionBehindWrites", Severity: Info, For: "6h",
+			Params: []Param{
+				{Name: "growth_window", Kind: Duration, Default: "1d", Doc: "Window over which the table's growth (DescribeTable's item count and size, refreshed about every 6 hours) and TTL's deletions are compared; the alert needs that much of the exporter's history in Prometheus."},
+				{Name: "max_deletion_share", Kind: Number, Default: "0.25", Doc: "Share of the items written over the window (the growth plus the TTL deletions) that TTL must have deleted at most: far below the write rate."},
+				{Name: "min_growth_ratio", Kind: Number, Default: "0.01", Doc: "Growth of the item count over the window, as a share of the items, under which a table is not growing materially."},
+			},
+			// Items written over the window are estimated as the growth of
+			// the item count plus the TTL deletions (items the application
+			// deletes itself are not counted: the estimate errs low, which
+			// errs towards silence). The deletion counter must span the
+			// whole window (nothing for a counter younger than it). A table whose items expire in cohorts (every
+			// item of a month on the 1st) grows between its cohorts by
+			// design and is left out, as in DynamoDBTTLDeletingLiveData
+			// (the last sample suffices: for 6h needs it out of a cohort
+			// at every evaluation).
+			Expr: `` + ttlDeletedIn("growth_window") + `
+  / on (account, region, table)
+(
+  ` + ttlDeletedIn("growth_window") + `
+  + on (account, region, table)
+  ` + itemGrowth + `
+)
+  <= [[.P.max_deletion_share]]
+and on (account, region, table)
+` + itemGrowth + ` >= [[.P.min_growth_ratio]] * ` + tableItems + `
+and on (account, region, table)
+max by (account, region, table) (dynamodb_size_bytes[[sel "index=\"\""]] - dynamodb_size_bytes[[sel "index=\"\""]] offset [[.P.growth_window]]) > 0
+and on (account, region, table)
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]
+unless on (account, region, table)
+(
+  dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
+    / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
+) > 0.5`,
+			Summary: "A DynamoDB table's storage grows while TTL deletes far fewer items than are written.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): over the growth window the table's items and storage grew while TTL deleted only {{ $value | humanizePercentage }} of the items written (its growth plus the deletions), for hours: ` +
+				`items live longer than the table has existed so far (a retention longer than intended, or a table still filling up to its retention), or TTL deletes far slower than items expire. Storage and its cost keep growing until deletions catch up with writes.`,
+		},
+		{
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
 			Params: []Param{
 				{Name: "deletion_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the TTL deletion rate must be."},
@@ -645,6 +744,7 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
 				{Name: "stall_window", Kind: Duration, Default: "6h", Doc: "Second branch: window over which the latest expiry among the sampled live items must advance by at least a quarter of the clock while the table is written and TTL deletes; a table whose longest-lived items are written with gaps longer than this (while shorter-lived ones keep coming) needs it longer."},
 				{Name: "min_stalled_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items a writer still writing at the table's usual retention would have put in the stall window (the live items sampled within a day of the latest expiry, scaled to the window), under which a stall is sampling noise, not evidence."},
+				{Name: "foreseen_window", Kind: Duration, Default: "2h", Doc: "First branch: window of the expiries earlier TTL samples foresaw half a retention ahead (dynamodb_ttl_foreseen_expired_items_total) that the last hour's deletions are compared with: a burst no larger is a batch ending the lifetime it was written with, not a retention bug. The hour of the burst plus an hour of TTL's deletion delay; longer would let a table's steady expiries cover a burst."},
 			},
 			// First branch: deletions far above their own baseline. The
 			// baseline averages the recorded hourly rates that exist:
@@ -678,6 +778,17 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 			// backlog younger than a day: the first branch does not fire on a
 			// table whose sampled live items have sat in cohorts (most of the
 			// last day's within an hour of the latest expiry) all day.
+			//
+			// Nor on a burst of items ending the lifetime they were written
+			// with (a campaign's batch of tokens): earlier samples saw them
+			// live at least half the table's retention before they expired,
+			// and counted them in dynamodb_ttl_foreseen_expired_items_total
+			// as their expiry passed. Items a retention bug writes live far
+			// less than that and are never counted: the first branch fires
+			// only while the last hour's deletions exceed the expiries so
+			// foreseen within foreseen_window. The sampler keeps 2 days of
+			// forecast: on a table whose retention is longer than 4 days
+			// nothing is foreseen and the test never holds.
 			Expr: `dynamodb:ttl_deleted_items:rate1h
   > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
@@ -694,6 +805,12 @@ min_over_time((
   dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
     / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
 )[1d:10m]) > 0.5
+unless on (account, region, table)
+(
+  dynamodb:ttl_deleted_items:rate1h * 3600
+    <= on (account, region, table)
+` + foreseenIn("foreseen_window") + `
+)
 or
 (
   dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]
@@ -716,11 +833,37 @@ or
 )`,
 			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual, or new items expiring far sooner than the table's usual retention.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
-				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago) and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
+				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw half a retention ahead, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
 				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
 				`A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
+}
+
+// foreseenIn is the number of expiries the TTL sampler foresaw half a
+// retention ahead (dynamodb_ttl_foreseen_expired_items_total) that came due
+// within the window parameter param, exactly: nothing for a series younger
+// than the window or across a counter reset (exporter restart), so that a
+// partial window never covers a burst of deletions.
+func foreseenIn(param string) string {
+	const f = "dynamodb_ttl_foreseen_expired_items_total[[sel]]"
+	return `  (
+    (` + f + ` - ` + f + ` offset [[.P.` + param + `]]) >= 0
+    unless resets(` + f + `[[rng .P.` + param + `]]) > 0
+  )`
+}
+
+// ttlDeletedIn is the number of items TTL deleted within the window
+// parameter param, per table: the sum of the window's whole hours of
+// dynamodb:ttl_deleted_items:rate1h (exact, and a reset-safe rate across an
+// exporter restart), and nothing for a deletion counter younger than the
+// window, so that a partial window never reads as few deletions.
+func ttlDeletedIn(param string) string {
+	return `(
+  sum_over_time(dynamodb:ttl_deleted_items:rate1h[[rng (print .P.` + param + ` ":1h")]]) * 3600
+  and on (account, region, table)
+  sum by (account, region, table) (dynamodb_ttl_deleted_items_total[[sel]] offset [[.P.` + param + `]])
+)`
 }
 
 // countIn is the number of events an exporter counter (series, a selector

@@ -46,8 +46,10 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBReadWriteRatioDrift":             7 * time.Hour,                // hourly capacity collector + for 6h
 	"DynamoDBTTLValuesNeverExpire":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
 	"DynamoDBTTLAttributeNameMismatch":        2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
+	"DynamoDBTTLAttributeMissingRising":       3 * time.Hour,                // hourly TTL sample + enough items without the attribute in it + for 30m
 	"DynamoDBTTLNotDeleting":                  2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
 	"DynamoDBTTLDeletionLagging":              7 * time.Hour,                // hourly TTL sample + for 6h
+	"DynamoDBTTLRetentionBehindWrites":        7 * time.Hour,                // once the exporter's history holds the growth window (1d): DescribeTable's refresh + for 6h
 	"DynamoDBTTLDeletingLiveData":             time.Hour,                    // within the first hour of deletions
 	"DynamoDBExporterDown":                    7 * time.Minute,              // a failed scrape (one scrape interval) + an evaluation + for 5m
 	"DynamoDBExporterCollectorFailing":        30 * time.Minute,
@@ -281,19 +283,26 @@ var replayCases = []replayCase{
 	// name remains, while TTL deletes the new ones.
 	{Scenario: variants + "var-ttl-name-after-deploy.yaml", Duration: 6 * time.Hour, Expect: []expected{
 		{"DynamoDBTTLAttributeNameMismatch", "tokens-ttl-name", 0}}},
-	// Known false positive: a second entity type carrying an update time
-	// (an epoch Number, always past) and no TTL reads as an expiry under
-	// a wrong name; nothing the sampler exports tells it from a backlog of
-	// expiries under a wrong name whose writer stopped.
-	{Scenario: variants + "quiet-ttl-updated-at.yaml", Duration: 6 * time.Hour,
-		FalsePositive:    []expected{{"DynamoDBTTLAttributeNameMismatch", "users-ttl-updated", 0}},
-		FalsePositiveWhy: "users-ttl-updated: profiles kept for good carry `updated_at` (epoch seconds, always past) and no TTL; the sampler names it as the candidate (it prefers an attribute holding future times but does not exclude one that never does) and exports no future share a rule could test, so the alert cannot tell it from expiries written under a wrong name whose writer stopped"},
-	// Known false positive of the critical page, which its runbook lists
-	// among the legitimate bursts to rule out: a campaign's batch of tokens
-	// expiring as designed makes deletions jump 30-fold.
-	{Scenario: variants + "quiet-ttl-token-campaign.yaml", Duration: 12 * time.Hour,
-		FalsePositive:    []expected{{"DynamoDBTTLDeletingLiveData", "tokens-campaign", 0}},
-		FalsePositiveWhy: "tokens-campaign: 4,000 tokens issued within 2 hours expire as designed and deletions jump about 30 times above their baseline with a young backlog, as a retention bug's do; TTL metrics hold no write time, so a full lifetime ending and a lifetime cut short look alike (the runbook lists such batches among the bursts to rule out)"},
+	// A deploy at +2h stops setting the TTL attribute on 40% of the new
+	// items of a table that held none without it.
+	{Scenario: variants + "var-ttl-missing-rising.yaml", Duration: 8 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLAttributeMissingRising", "carts-ttl-missing", 2 * time.Hour}}},
+	// A retention of a year instead of a week for 40 days: nothing expires
+	// and the table grows by 2.5% a day. The onset is +1d, when the
+	// exporter's history in Prometheus first holds the 1-day growth window.
+	{Scenario: variants + "var-ttl-retention-long.yaml", Duration: 32 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLRetentionBehindWrites", "audit-ttl-long", 24 * time.Hour}}},
+	// A second entity type carrying an update time (an epoch Number, always
+	// past) and no TTL: the sampler does not name an attribute that never
+	// holds a future time while tracking the clock (its latest value about
+	// as near to now as its latest values are to each other).
+	{Scenario: variants + "quiet-ttl-updated-at.yaml", Duration: 6 * time.Hour},
+	// A campaign's batch of tokens expiring as designed: deletions jump
+	// about 30 times above their baseline with a young backlog, as a
+	// retention bug's do, but the TTL sampler saw the tokens live hours
+	// before they expired (dynamodb_ttl_foreseen_expired_items_total):
+	// a full lifetime ending, not one cut short.
+	{Scenario: variants + "quiet-ttl-token-campaign.yaml", Duration: 12 * time.Hour},
 	// AccessDenied on a table of one of two regions: that region's alerts only.
 	{Scenario: variants + "var-exporter-faults-region.yaml", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBExporterAccessDenied", "demo/eu-west-1", 0},

@@ -99,9 +99,11 @@ const (
 	TTLCandidateExpiredItemsEstimate   = "dynamodb_ttl_candidate_attribute_expired_items_estimate"
 	TTLCandidateExpiredItemsLowerBound = "dynamodb_ttl_candidate_attribute_expired_items_lower_bound"
 	TTLCandidateExpiredItemsUpperBound = "dynamodb_ttl_candidate_attribute_expired_items_upper_bound"
+	TTLCandidateFutureItemsRatio       = "dynamodb_ttl_candidate_attribute_future_items_ratio"
 	TTLLiveItemRemainingLifetime       = "dynamodb_ttl_live_item_remaining_lifetime_seconds"
 	TTLLatestLiveExpiryTimestamp       = "dynamodb_ttl_latest_live_item_expiry_timestamp_seconds"
 	TTLLiveItemsNearLatestExpiry       = "dynamodb_ttl_sampled_live_items_near_latest_expiry"
+	TTLForeseenExpiredItemsTotal       = "dynamodb_ttl_foreseen_expired_items_total"
 	TTLSamplerConsumedReadUnitsTotal   = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
 	TTLLastSampleTimestamp             = "dynamodb_ttl_last_sample_timestamp_seconds"
 	ExporterTTLSamplesTotal            = "dynamodb_exporter_ttl_samples_total"
@@ -257,7 +259,7 @@ var awsFamilies = []Family{
 		"TTL value (the expiry time, Unix seconds) of the oldest expired item the last sample saw; time() minus it is how late deletion runs; absent when the sample held no expired item." + backgroundNote,
 		tableLabels, "seconds since epoch", "DynamoDB Scan sample"},
 	{TTLCandidateAttributeItemsRatio, Gauge,
-		"Estimated share of the table's items that lack the TTL attribute but carry attribute, another top-level Number holding an epoch time (seconds, or milliseconds) from five years ago to 20 years ahead: the likely intended TTL attribute, so TTL never deletes these items. Looked for when most sampled items lack the TTL attribute (the sample then reads whole items, at the same read cost); attribute is named only when at least half of the sampled items without the TTL attribute carry it. Absent when no attribute qualifies." + backgroundNote,
+		"Estimated share of the table's items that lack the TTL attribute but carry attribute, another top-level Number holding an epoch time (seconds, or milliseconds) from five years ago to 20 years ahead: the likely intended TTL attribute, so TTL never deletes these items. Looked for when most sampled items lack the TTL attribute (the sample then reads whole items, at the same read cost); attribute is named only when at least half of the sampled items without the TTL attribute carry it, and not when it never holds a future time while its latest value is about as close to now as its latest values are to each other (a creation or update time tracking the clock, such as updated_at on items kept for good). Absent when no attribute qualifies." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "ratio", "DynamoDB Scan sample (whole items), classified by the exporter"},
 	{TTLCandidateExpiredItemsEstimate, Gauge,
 		"Estimated items that lack the TTL attribute and whose candidate attribute holds a time already past (within five years): the backlog TTL would delete if it were enabled on that attribute, and never deletes as things are." + backgroundNote,
@@ -268,6 +270,9 @@ var awsFamilies = []Family{
 	{TTLCandidateExpiredItemsUpperBound, Gauge,
 		"Upper bound of the 95% interval of the candidate attribute's expired-item estimate." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "items", "DynamoDB Scan sample (whole items) and DescribeTable ItemCount"},
+	{TTLCandidateFutureItemsRatio, Gauge,
+		"Share of the sampled items carrying the candidate attribute whose value lies in the future: above 0, a writer still writes expiries under that name; 0, every value has passed (a writer since fixed left them: they need a backfill, not a code fix)." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "ratio", "DynamoDB Scan sample (whole items), classified by the exporter"},
 	{TTLLiveItemRemainingLifetime, Histogram,
 		"Remaining lifetime (TTL value minus now) of the live items the sampler has read since the exporter started; a retention that suddenly got shorter moves it down." + backgroundNote,
 		tableLabels, "seconds", "DynamoDB Scan sample"},
@@ -277,6 +282,9 @@ var awsFamilies = []Family{
 	{TTLLiveItemsNearLatestExpiry, Gauge,
 		"Live items the last sample read whose TTL value lies within `within` (1h, 1d) below the latest live expiry, that one included: the density of the newest long-lived items (how many sampled items a writer still writing at that retention adds per day), and, when most of the last day's sit in the last hour, an expiry rounded to a calendar boundary (every item of the day or month expiring at one time)." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWithin}, "items", "DynamoDB Scan sample"},
+	{TTLForeseenExpiredItemsTotal, Counter,
+		"Estimated items whose TTL time has passed since the exporter started watching the table, counted as it passes, among those an earlier sample saw live at least half the table's retention (the latest live expiry minus that sample's time) before they expired: items ending the lifetime they were written with (a batch of tokens expiring as designed); an item written with a lifetime cut short (a retention bug) is never seen that early and never counted. Expiries more than 2 days ahead are not kept, so it stays at 0 on a table whose retention is longer than 4 days." + backgroundNote,
+		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
 	{TTLSamplerConsumedReadUnitsTotal, Counter,
 		"Read capacity units the TTL sampler's Scan calls consumed on the table, as DynamoDB reported them." + backgroundNote,
 		tableLabels, "capacity units", "DynamoDB Scan ConsumedCapacity"},

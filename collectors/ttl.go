@@ -38,6 +38,14 @@ var NearLatestWindows = [...]struct {
 	Seconds float64
 }{{"1h", 3600}, {"1d", 86400}}
 
+// Forecast bins: the live expiries a sample reads are kept, per table, in
+// bins of ForecastBin up to ForecastHorizon ahead, and counted in
+// dynamodb_ttl_foreseen_expired_items_total as each bin's time passes.
+const (
+	ForecastBin     = 10 * time.Minute
+	ForecastHorizon = 48 * time.Hour
+)
+
 // TTLSettings tune the TTL collector.
 type TTLSettings struct {
 	Interval       time.Duration
@@ -101,6 +109,82 @@ type ttlTableState struct {
 	// cand is the likely intended TTL attribute, when haveCand.
 	cand     ttl.Candidate
 	haveCand bool
+	// foreseen holds the expiries the samples foresaw half a retention
+	// ahead, and counts them as they come due.
+	foreseen forecast
+}
+
+// forecast holds, by bin of ForecastBin, the estimated number of items
+// that expire in the bin as the last sample taken at least half the
+// table's retention before the bin saw them, up to ForecastHorizon ahead;
+// due counts the items of the bins whose time has passed.
+//
+// A retention bug writes items whose lifetime is far shorter than the
+// table's usual one: no sample sees them half a retention before they
+// expire, so they are never counted here, while TTL deletes them. A batch
+// of items ending the lifetime they were written with (a campaign's
+// tokens) was seen by earlier samples long before it expires: its expiries
+// are counted here as they come due, as many as TTL then deletes.
+//
+// The table's retention at a sample is the remaining lifetime of the live
+// item expiring last in it (the latest live expiry minus the sample's
+// time). Bins more than ForecastHorizon ahead are not kept, so a table
+// whose retention is longer than twice the horizon never counts anything:
+// a retention bug there is left to DynamoDBTTLDeletingLiveData's other
+// tests, and so is a batch (its burst is not told from a bug).
+type forecast struct {
+	first int64     // bin index (Unix seconds / ForecastBin) of bins[0]
+	bins  []float32 // estimated items expiring in each bin
+	due   float64
+}
+
+// advance counts the bins whose end is at or before now as due.
+func (f *forecast) advance(now time.Time) {
+	bin := int64(ForecastBin / time.Second)
+	cur := now.Unix() / bin // the bin holding now: not due yet
+	for len(f.bins) > 0 && f.first < cur {
+		f.due += float64(f.bins[0])
+		f.bins = f.bins[1:]
+		f.first++
+	}
+	if len(f.bins) == 0 {
+		f.bins = nil
+		f.first = cur
+	}
+}
+
+// update records what a sample taken at now says about the bins that start
+// at least half the retention ahead (remaining: the remaining lifetimes of
+// the live items read, in seconds; scale: table items per item read). Bins
+// nearer than that keep what earlier samples saw.
+func (f *forecast) update(now time.Time, remaining []float64, scale float64) {
+	f.advance(now)
+	if len(remaining) == 0 || scale <= 0 {
+		return
+	}
+	retention := remaining[0]
+	for _, v := range remaining[1:] {
+		retention = max(retention, v)
+	}
+	bin := int64(ForecastBin / time.Second)
+	t := now.Unix()
+	lead := int64(retention / 2)
+	from := (t + lead + bin - 1) / bin                   // first bin starting at least lead ahead
+	to := (t + int64(ForecastHorizon/time.Second)) / bin // bins before it end within the horizon
+	if from >= to {
+		return
+	}
+	if need := int(to - f.first); need > len(f.bins) {
+		f.bins = append(f.bins, make([]float32, need-len(f.bins))...)
+	}
+	for i := from; i < to; i++ {
+		f.bins[i-f.first] = 0
+	}
+	for _, v := range remaining {
+		if i := (t + int64(v)) / bin; i >= from && i < to {
+			f.bins[i-f.first] += float32(scale)
+		}
+	}
 }
 
 type histogram struct {
@@ -235,6 +319,9 @@ func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetS
 	share = max(share, c.settings.PerTableSample)
 	runSpent := 0.0
 
+	for _, ts := range st.tables {
+		ts.foreseen.advance(now)
+	}
 	var errs []error
 	for _, e := range ordered {
 		ts := st.tables[e.table.Name]
@@ -327,7 +414,7 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	ts.mostlyMissing = read > 0 && float64(ts.counts[ttl.Missing]) > WholeItemsMissingShare*float64(read)
 	ts.haveCand = false
 	if res.WholeItems {
-		cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates)
+		cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates, now)
 		switch {
 		case err == nil:
 			ts.cand, ts.haveCand = cand, true
@@ -342,6 +429,11 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 		ts.lifetime.observe(v)
 	}
 	ts.latest, ts.nearLatest = latestExpiry(res.LiveRemaining, now)
+	scale := 0.0
+	if expired.SampleItems > 0 {
+		scale = expired.TableItems / float64(expired.SampleItems)
+	}
+	ts.foreseen.update(now, res.LiveRemaining, scale)
 	return nil
 }
 
@@ -403,6 +495,7 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsEstimate, ts.cand.Expired.Items, cl...),
 				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsLowerBound, ts.cand.Expired.ItemsLower, cl...),
 				catalogue.MustMetric(catalogue.TTLCandidateExpiredItemsUpperBound, ts.cand.Expired.ItemsUpper, cl...),
+				catalogue.MustMetric(catalogue.TTLCandidateFutureItemsRatio, ts.cand.FutureFraction, cl...),
 			)
 		}
 		if ts.oldest > 0 {
@@ -415,6 +508,7 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 			}
 		}
 		ms = append(ms,
+			catalogue.MustMetric(catalogue.TTLForeseenExpiredItemsTotal, ts.foreseen.due, lv...),
 			catalogue.MustMetric(catalogue.TTLLastSampleTimestamp, float64(ts.sampled.UnixNano())/1e9, lv...),
 			catalogue.MustHistogram(catalogue.TTLLiveItemRemainingLifetime, ts.lifetime.count, ts.lifetime.sum, ts.lifetime.bucketMap(), lv...),
 		)

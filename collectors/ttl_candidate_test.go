@@ -68,7 +68,7 @@ func TestSamplerReadsWholeItemsWhenMostLackTheTTLAttribute(t *testing.T) {
 	if c := auto.Counts(); c[ttl.Missing] != 500 || c[ttl.Live] != 100 {
 		t.Errorf("classes after the switch: missing %d, live %d; want 500, 100 (the first page counted once)", c[ttl.Missing], c[ttl.Live])
 	}
-	cand, err := ttl.ChooseCandidate(auto.Sample.TotalSegments, auto.Sample.TableItems, auto.Candidates)
+	cand, err := ttl.ChooseCandidate(auto.Sample.TotalSegments, auto.Sample.TableItems, auto.Candidates, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestSamplerSwitchesToWholeItemsMidSample(t *testing.T) {
 	if !res.WholeItems || whole == 0 || whole >= k || res.Sample.TotalSegments <= k {
 		t.Fatalf("whole items %v: %d of %d segments read whole, of %d in the table; want a switch after the first few", res.WholeItems, whole, k, res.Sample.TotalSegments)
 	}
-	cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates)
+	cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates, now)
 	if err != nil {
 		t.Fatal(err)
 	}

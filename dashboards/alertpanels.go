@@ -60,6 +60,9 @@ func signals() map[string]signal {
 		sel(c.SuccessfulRequestLatencyP99, selT), param("DynamoDBLatencyAboveBaseline", "latency_baseline_window"))
 	liveBase := fmt.Sprintf("avg_over_time(%s[%s] offset 1h)", sel(ttlDeletedRate1h, selT), param("DynamoDBTTLDeletingLiveData", "deletion_baseline_window"))
 	drift := number("DynamoDBReadWriteRatioDrift", "max_drift")
+	growth := param("DynamoDBTTLRetentionBehindWrites", "growth_window")
+	retentionDeleted := fmt.Sprintf("sum by (%s) (increase(%s[%s]))", byT, sel(c.TTLDeletedItemsTotal, selT), growth)
+	retentionWritten := fmt.Sprintf("sum by (%s) (delta(%s[%s])) + on (%s) %s", byT, sel(c.Items, selT, `index=""`), growth, byT, retentionDeleted)
 	return map[string]signal{
 		"DynamoDBProvisionedThroughputThrottling": {unit: unitPerSec, lines: minThrottles("DynamoDBProvisionedThroughputThrottling"),
 			read:    "provisioned-throughput throttle events per second (average over the rate window) by kind; the dashed line is min_throttles_per_second.",
@@ -101,6 +104,13 @@ func signals() map[string]signal {
 		"DynamoDBTTLAttributeNameMismatch": {unit: unitPercent, lines: []float64{number("DynamoDBTTLAttributeNameMismatch", "min_candidate_share")},
 			read:    "share of items carrying another epoch attribute instead of the TTL one; the dashed line is min_candidate_share.",
 			queries: []query{{expr: sel(c.TTLCandidateAttributeItemsRatio, selT), legend: "{{table}} {{attribute}}"}}},
+		"DynamoDBTTLAttributeMissingRising": {unit: unitPercent,
+			read: fmt.Sprintf("share of the TTL sample without the TTL attribute against its median over %s ending an hour ago: the alert needs the sample to hold at least min_missing_rise_items more such items than that median predicts, and more than missing_rise_sigmas standard deviations of the sampling noise.",
+				param("DynamoDBTTLAttributeMissingRising", "missing_baseline_window")),
+			queries: []query{
+				{expr: sel(ttlMissingRatio, selT), legend: "without the attribute {{table}}"},
+				{expr: fmt.Sprintf("quantile_over_time(0.5, %s[%s] offset 1h)", sel(ttlMissingRatio, selT), param("DynamoDBTTLAttributeMissingRising", "missing_baseline_window")), legend: "baseline {{table}}"},
+			}},
 		"DynamoDBTTLNotDeleting": {unit: unitCount,
 			read: fmt.Sprintf("the lower bound of expired items against TTL deletions within deletion_grace (%s): expired items and no deletion is the failure.",
 				param("DynamoDBTTLNotDeleting", "deletion_grace")),
@@ -111,11 +121,20 @@ func signals() map[string]signal {
 		"DynamoDBTTLDeletionLagging": {unit: unitSeconds, lines: []float64{seconds("DynamoDBTTLDeletionLagging", "max_deletion_lag")},
 			read:    "time since the oldest expired item's expiry; the dashed line is max_deletion_lag.",
 			queries: []query{{expr: fmt.Sprintf("time() - %s", sel(c.TTLOldestExpiredItemTimestamp, selT)), legend: "{{table}}"}}},
+		"DynamoDBTTLRetentionBehindWrites": {unit: unitCount,
+			read: fmt.Sprintf("items written over %s (the growth of the item count plus TTL's deletions) against the items TTL deleted, and the alert level (max_deletion_share of the written): deletions under it while the table grows by at least min_growth_ratio of its items is the condition.",
+				param("DynamoDBTTLRetentionBehindWrites", "growth_window")),
+			queries: []query{
+				{expr: retentionWritten, legend: "written {{table}}"},
+				{expr: retentionDeleted, legend: "deleted by TTL {{table}}"},
+				{expr: fmt.Sprintf("%s * (%s)", param("DynamoDBTTLRetentionBehindWrites", "max_deletion_share"), retentionWritten), legend: "alert level {{table}}"},
+			}},
 		"DynamoDBTTLDeletingLiveData": {unit: unitPerSecond, lines: []float64{number("DynamoDBTTLDeletingLiveData", "min_deletions_per_second")},
-			read: "TTL deletions per second over the last hour against the alert level (deletion_factor times the baseline); the dashed line is min_deletions_per_second.",
+			read: "TTL deletions per second over the last hour against the alert level (deletion_factor times the baseline), and the expiries the TTL sampler foresaw half a retention ahead within foreseen_window, per second of an hour (deletions under that line are a batch ending its full lifetime, not a retention bug); the dashed line is min_deletions_per_second.",
 			queries: []query{
 				{expr: sel(ttlDeletedRate1h, selT), legend: "deleted {{table}}"},
 				{expr: fmt.Sprintf("%s * %s", param("DynamoDBTTLDeletingLiveData", "deletion_factor"), liveBase), legend: "alert level {{table}}"},
+				{expr: fmt.Sprintf("increase(%s[%s]) / 3600", sel(c.TTLForeseenExpiredItemsTotal, selT), param("DynamoDBTTLDeletingLiveData", "foreseen_window")), legend: "foreseen {{table}}"},
 			}},
 		"DynamoDBExporterCollectorFailing": {unit: unitBool,
 			read:    "each collector's success per account and region: 0 is a failing run.",

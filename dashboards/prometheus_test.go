@@ -97,6 +97,8 @@ var expectedEmpty = map[string]string{
 	dashboards.AlertsUID + "/DynamoDBHotPartition/B":                  "condition: the demo's hot key (profiles-hotkey) stays under the partition limit, so no key-range throttle passes min_throttles_per_second (a gap of the alert replays for the demo)",
 	dashboards.AlertsUID + "/DynamoDBReadWriteRatioDrift/B":           "condition: no demo table's 1-day read/write ratio leaves the ±30% band in these 8 hours (the pack does not fire it on the demo either)",
 	dashboards.AlertsUID + "/DynamoDBExporterTTLSamplerOutOfBudget/B": "condition: neither replay spends the TTL sampler's hourly read budget (no skipped_budget sample)",
+	dashboards.AlertsUID + "/DynamoDBTTLAttributeMissingRising/C":     "condition: no demo table's share of items without the TTL attribute rises in these 8 hours (replay var-ttl-missing-rising fires it)",
+	dashboards.AlertsUID + "/DynamoDBTTLRetentionBehindWrites/D":      "condition: it needs a day of the exporter's history and 6 hours more, beyond the 8 hours replayed (replay var-ttl-retention-long fires it)",
 	dashboards.AlertsUID + "/DynamoDBExporterDown/A":                  "condition: up is written by Prometheus when it scrapes, and a replay is backfilled, never scraped (the e2e test runs a real scrape)",
 	dashboards.TableUID + "/" + diagnosisPanel + "/A":                 diagnosisEmpty,
 }

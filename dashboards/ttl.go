@@ -11,6 +11,10 @@ import (
 // or finer, more than five years in the past, unparsable).
 const neverExpiringClasses = `class=~"wrong_type|milliseconds|microseconds|nanoseconds|too_old|invalid_number"`
 
+// ttlMissingRatio is the pack's share of the TTL sample without the TTL
+// attribute (DynamoDBTTLAttributeMissingRising).
+var ttlMissingRatio = rec("dynamodb:ttl_missing_items:ratio")
+
 func ttlBoard() board {
 	const liveData = "DynamoDBTTLDeletingLiveData"
 	deletionBase := fmt.Sprintf("avg_over_time(%s[%s] offset 1h)", sel(ttlDeletedRate1h, selT), param(liveData, "deletion_baseline_window"))

@@ -3,6 +3,7 @@ package ttl
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -35,6 +36,16 @@ const (
 	// MinCandidateItems is the fewest sampled items that must carry a
 	// candidate before it is named.
 	MinCandidateItems = 5
+	// NewestKept is how many of its latest values a tally keeps per
+	// attribute name, to tell a write time from a backlog of expiries.
+	NewestKept = 10
+	// WriteTimeGapFactor: an attribute that never holds a future time and
+	// whose latest sampled value lies within this many times the spacing
+	// of its NewestKept latest values before now tracks the clock (a
+	// creation or update time); see ChooseCandidate. For a time written at
+	// a steady rate the gap and the spacings are exponential: the gap
+	// exceeds 20 spacings with a probability of about 3e-5.
+	WriteTimeGapFactor = 20
 )
 
 // EpochTime reads a Number attribute value as an epoch time in seconds,
@@ -72,6 +83,27 @@ type CandidateCounts struct {
 	// Future hold a time after now. An expiry attribute holds future times
 	// on recently written items; a creation or update time never does.
 	Future int64
+	// Newest holds the latest values seen (epoch seconds), at most
+	// NewestKept, in no particular order.
+	Newest []float64
+}
+
+// keepNewest adds v to the latest values of c, keeping the NewestKept
+// largest.
+func (c *CandidateCounts) keepNewest(v float64) {
+	if len(c.Newest) < NewestKept {
+		c.Newest = append(c.Newest, v)
+		return
+	}
+	low := 0
+	for i, x := range c.Newest {
+		if x < c.Newest[low] {
+			low = i
+		}
+	}
+	if v > c.Newest[low] {
+		c.Newest[low] = v
+	}
 }
 
 // CandidateTally is what one segment, read whole, says about candidates.
@@ -113,6 +145,7 @@ func (t *CandidateTally) Add(item map[string]types.AttributeValue, attribute str
 			t.ByName[name] = c
 		}
 		c.Items++
+		c.keepNewest(at)
 		if at <= float64(now.Unix()) {
 			c.Expired++
 		} else {
@@ -145,14 +178,19 @@ type Candidate struct {
 	Expired Estimate
 	// MissingItems is the number of sampled items without the TTL attribute.
 	MissingItems int64
+	// FutureFraction is the share of the sampled items carrying Attribute
+	// whose value lies in the future: above 0 a writer still writes
+	// expiries under that name; 0 when they have all passed (a writer since
+	// fixed).
+	FutureFraction float64
 }
 
 // ErrNoCandidate is returned when no attribute qualifies.
 var ErrNoCandidate = errors.New("ttl: no candidate TTL attribute in the sample")
 
 // ChooseCandidate names the likely intended TTL attribute from the segments
-// of a sample read whole (totalSegments and tableItems as in Sample) and
-// estimates its share and backlog with Sample.Estimate's method.
+// of a sample read whole at now (totalSegments and tableItems as in Sample)
+// and estimates its share and backlog with Sample.Estimate's method.
 //
 // An attribute qualifies when it is carried, as an epoch time, by at least
 // half of the sampled items that lack the TTL attribute and by at least
@@ -162,7 +200,15 @@ var ErrNoCandidate = errors.New("ttl: no candidate TTL attribute in the sample")
 // wins over one that never does (an expiry is written ahead; a creation or
 // update time never is), then the most carried, then the first name in
 // byte order.
-func ChooseCandidate(totalSegments int, tableItems int64, segs []SegmentCandidates) (Candidate, error) {
+//
+// An attribute that never holds a future time is an expiry only if its
+// writer stopped: expiries written under a wrong name by a writer since
+// fixed have all passed, and the latest of them lies well before now. A
+// creation or update time (updated_at on an entity kept for good) never
+// holds a future time either, but it tracks the clock: its latest value is
+// about as close to now as its latest values are to each other. Such an
+// attribute (WriteTimeGapFactor) does not qualify.
+func ChooseCandidate(totalSegments int, tableItems int64, segs []SegmentCandidates, now time.Time) (Candidate, error) {
 	total := map[string]*CandidateCounts{}
 	var missing int64
 	for _, s := range segs {
@@ -176,11 +222,14 @@ func ChooseCandidate(totalSegments int, tableItems int64, segs []SegmentCandidat
 			t.Items += c.Items
 			t.Expired += c.Expired
 			t.Future += c.Future
+			for _, v := range c.Newest {
+				t.keepNewest(v)
+			}
 		}
 	}
 	names := make([]string, 0, len(total))
 	for name, c := range total {
-		if c.Items >= MinCandidateItems && 2*c.Items >= missing {
+		if c.Items >= MinCandidateItems && 2*c.Items >= missing && !tracksTheClock(c, now) {
 			names = append(names, name)
 		}
 	}
@@ -207,7 +256,24 @@ func ChooseCandidate(totalSegments int, tableItems int64, segs []SegmentCandidat
 		return Candidate{}, err
 	}
 	carried.Classes, expired.Classes = 0, 0
-	return Candidate{Attribute: best, Carried: carried, Expired: expired, MissingItems: missing}, nil
+	c := total[best]
+	return Candidate{Attribute: best, Carried: carried, Expired: expired, MissingItems: missing,
+		FutureFraction: float64(c.Future) / float64(c.Items)}, nil
+}
+
+// tracksTheClock tells whether counts that never hold a future time read
+// as a write time: the latest value lies before now by at most
+// WriteTimeGapFactor times the mean spacing of the latest values (at least
+// two of them; the spacing at least a second). Values that stopped well
+// before now (a fixed writer's expiries) do not.
+func tracksTheClock(c *CandidateCounts, now time.Time) bool {
+	if c.Future > 0 || len(c.Newest) < 2 {
+		return false
+	}
+	newest := slices.Max(c.Newest)
+	// At least a second: epoch seconds written many times a second repeat.
+	spacing := max((newest-slices.Min(c.Newest))/float64(len(c.Newest)-1), 1)
+	return float64(now.Unix())-newest <= WriteTimeGapFactor*spacing
 }
 
 // hitSample recasts per-segment hit counts as a two-class Sample (hits

@@ -66,7 +66,7 @@ func TestChooseCandidate(t *testing.T) {
 		items := append(rep(6, map[string]int64{"created": -7200, "expiresAt": -3600}), rep(4, map[string]int64{"created": -7200, "expiresAt": 3600})...)
 		items = append(items, rep(3, map[string]int64{"ttl": 60, "created": -7200})...)
 		tl, n := tally(now, items...)
-		c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Segment: 0, Items: n, Tally: tl}})
+		c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Segment: 0, Items: n, Tally: tl}}, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,9 +77,48 @@ func TestChooseCandidate(t *testing.T) {
 			t.Errorf("share %v, want 10/13", c.Carried.Fraction)
 		}
 	})
+	t.Run("the share of future values is reported", func(t *testing.T) {
+		items := append(rep(6, map[string]int64{"expiresAt": -3600}), rep(4, map[string]int64{"expiresAt": 3600})...)
+		tl, n := tally(now, items...)
+		c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}, now)
+		if err != nil || c.FutureFraction != 0.4 {
+			t.Errorf("future fraction %v, err %v; want 0.4", c.FutureFraction, err)
+		}
+	})
+	t.Run("an update time that tracks the clock is not an expiry", func(t *testing.T) {
+		// updated_at on profiles kept for good: one written every minute
+		// or so up to now, none in the future.
+		var items []map[string]int64
+		for i := range 200 {
+			items = append(items, map[string]int64{"updated_at": -int64(i*67 + 30)})
+		}
+		items = append(items, rep(40, map[string]int64{"ttl": 3600})...)
+		tl, n := tally(now, items...)
+		if c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}, now); !errors.Is(err, ErrNoCandidate) {
+			t.Errorf("named %q (future fraction %v) for an update time; want none", c.Attribute, c.FutureFraction)
+		}
+		// The same times 2 days later: nothing written since, the gap is
+		// 2 days against spacings of a minute: the writer stopped.
+		if c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}, now.Add(48*time.Hour)); err != nil || c.Attribute != "updated_at" {
+			t.Errorf("got %q, %v; want updated_at named once its values stopped long ago", c.Attribute, err)
+		}
+	})
+	t.Run("expiries of a writer since fixed are named, all past", func(t *testing.T) {
+		// expiresAt written until 2 days ago with 12 hours to live: the
+		// latest passed 36 hours ago, the values are 30 minutes apart.
+		var items []map[string]int64
+		for i := range 200 {
+			items = append(items, map[string]int64{"expiresAt": -36*3600 - int64(i*1800)})
+		}
+		tl, n := tally(now, items...)
+		c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}, now)
+		if err != nil || c.Attribute != "expiresAt" || c.FutureFraction != 0 || c.Expired.Items != 200 {
+			t.Errorf("got %+v, %v; want expiresAt, all 200 expired, none in the future", c, err)
+		}
+	})
 	t.Run("a key attribute is never a candidate", func(t *testing.T) {
 		tl, n := tally(now, rep(10, map[string]int64{})...)
-		if _, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}); !errors.Is(err, ErrNoCandidate) {
+		if _, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}, now); !errors.Is(err, ErrNoCandidate) {
 			t.Errorf("err %v, want ErrNoCandidate (pk holds an epoch time but is the key)", err)
 		}
 	})
@@ -89,7 +128,7 @@ func TestChooseCandidate(t *testing.T) {
 			items = append(items, map[string]int64{fmt.Sprintf("user-%02d", i): 3600})
 		}
 		tl, n := tally(now, items...)
-		if c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}); !errors.Is(err, ErrNoCandidate) {
+		if c, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}, now); !errors.Is(err, ErrNoCandidate) {
 			t.Errorf("named %q from per-item attribute names; want none", c.Attribute)
 		}
 		if len(tl.ByName) > MaxCandidateNames {
@@ -108,7 +147,7 @@ func TestChooseCandidate(t *testing.T) {
 	})
 	t.Run("fewer than the minimum carriers", func(t *testing.T) {
 		tl, n := tally(now, rep(MinCandidateItems-1, map[string]int64{"expiresAt": 60})...)
-		if _, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}); !errors.Is(err, ErrNoCandidate) {
+		if _, err := ChooseCandidate(1, 0, []SegmentCandidates{{Items: n, Tally: tl}}, now); !errors.Is(err, ErrNoCandidate) {
 			t.Errorf("err %v, want ErrNoCandidate", err)
 		}
 	})
@@ -118,7 +157,7 @@ func TestChooseCandidate(t *testing.T) {
 			tl, n := tally(now, append(rep(30+s, map[string]int64{"expiresAt": -60}), rep(5, map[string]int64{"ttl": 60})...)...)
 			segs = append(segs, SegmentCandidates{Segment: s * 3, Items: n, Tally: tl})
 		}
-		c, err := ChooseCandidate(12, 1500, segs)
+		c, err := ChooseCandidate(12, 1500, segs, now)
 		if err != nil {
 			t.Fatal(err)
 		}
