@@ -179,10 +179,10 @@ type DiagnosedMinute struct {
 // to compare and a dimension's own policy targets more than
 // ReasonableTarget, a second TableStream of ReasonableSettings stepped with
 // it, minute by minute: each Step returns the minute's outcome under the
-// table's settings with its throttled units by cause and its saturation. Without a dimension
-// to compare it costs what a TableStream costs; with one, a second
-// stream's state (a few hundred bytes). Start, Next, Minutes and the
-// methods are those of the table's settings.
+// table's settings with its throttled units by cause and its saturation.
+// Without a dimension to compare it costs what a TableStream costs; with
+// one, a second stream's state (a few hundred bytes). Start, Next, Minutes
+// and the methods are those of the table's settings.
 type DiagnosisStream struct {
 	*TableStream
 	// reasonable runs ReasonableSettings; nil without a dimension to compare.
@@ -305,10 +305,10 @@ type TableDiagnosis struct {
 // SimulateTable) and, when a dimension's own policy targets more than
 // ReasonableTarget, under ReasonableSettings too, and returns the
 // diagnosis of each window (throttled units and saturated minutes by
-// cause): the last part of the trace (7 days, 30 days),
-// read off the one run as EvaluateTableWindows reads its windows. A
-// window longer than the trace covers the whole trace; a window must cover
-// at least an hour and the trace at least 60 minutes.
+// cause): the last part of the trace (7 days, 30 days), read off the one
+// run as EvaluateTableWindows reads its windows. A window longer than the
+// trace covers the whole trace; a window must cover at least an hour and
+// the trace at least 60 minutes.
 func DiagnoseTable(t Trace, s Settings, defaults AutoScalingSettings, windows []time.Duration) ([]TableDiagnosis, error) {
 	if len(windows) == 0 {
 		return nil, fmt.Errorf("capacity: no windows to diagnose")

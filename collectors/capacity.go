@@ -791,7 +791,7 @@ func (st *capacityState) metrics() []prometheus.Metric {
 							add(catalogue.CapacityDiagnosisThrottled, units, append(lv, cause.String())...)
 						}
 						if minutes > 0 {
-							add(catalogue.CapacityDiagnosisSaturated, minutes, append(lv, cause.String())...)
+							add(catalogue.CapacityDiagnosisSaturated, minutes*60, append(lv, cause.String())...)
 						}
 						if units > 0 || minutes > 0 {
 							add(catalogue.CapacityDiagnosisLastThrottled, unixSeconds(dd.Last[cause]), append(lv, cause.String())...)

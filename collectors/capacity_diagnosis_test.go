@@ -243,8 +243,8 @@ func TestDiagnosisOfAProvisionedAutoScaledTable(t *testing.T) {
 				if len(units) == 1 && math.Abs(units[0].value-w.Throttled[cause]) > 1e-6*w.Throttled[cause] {
 					t.Errorf("%s %s %s: %v units; DiagnoseTable %v", window, dim, cause, units[0].value, w.Throttled[cause])
 				}
-				if len(minutes) == 1 && minutes[0].value != w.SaturatedMinutes[cause] {
-					t.Errorf("%s %s %s: %v saturated minutes; DiagnoseTable %v", window, dim, cause, minutes[0].value, w.SaturatedMinutes[cause])
+				if len(minutes) == 1 && minutes[0].value != 60*w.SaturatedMinutes[cause] {
+					t.Errorf("%s %s %s: %v seconds saturated; DiagnoseTable %v minutes", window, dim, cause, minutes[0].value, w.SaturatedMinutes[cause])
 				}
 				if last[0].value != float64(w.Last[cause].Unix()) {
 					t.Errorf("%s %s %s: last %v; DiagnoseTable %v", window, dim, cause, time.Unix(int64(last[0].value), 0).UTC(), w.Last[cause])

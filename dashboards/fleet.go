@@ -25,7 +25,6 @@ const (
 	unitUSD       = "currencyUSD"
 	unitPercent   = "percentunit"
 	unitSeconds   = "s"
-	unitMinutes   = "m"
 	unitCount     = "short"
 	unitPerSec    = "ops"
 	unitRatio     = "none"

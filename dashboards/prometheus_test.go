@@ -112,7 +112,7 @@ const (
 	diagnosisEmpty = "data: the simulated account throttles the table as its policy says, so its consumed history is capped by that throttling and the " +
 		"simulation of the same policy on it throttles nothing (refused demand is not in CloudWatch's consumed figures); the throttled units show only " +
 		"where the history holds demand the policy would not have served (a table provisioned after on-demand hours, a policy stricter than the one that " +
-		"served the history); the panel's saturated minutes (B) and their time (C) show the capped failure"
+		"served the history); the panel's saturated time (B) and its latest minute (C) show the capped failure"
 )
 
 // TestDashboardQueriesOnPrometheus proves every query of every generated

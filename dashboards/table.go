@@ -119,9 +119,9 @@ func tableBoard() board {
 	byScaling := byTI + ", dimension, window"
 	diagnosis := []panel{
 		{kind: tablePanel, title: "Simulated throttling and saturated minutes of the auto-scaling policy, by cause (7 and 30 days)", unit: unitCount, merge: true,
-			sortBy: "Saturated minutes",
+			sortBy: "Saturated time",
 			description: "For a provisioned table, per table or GSI and dimension its own auto-scaling policy scales, over the last 7 and 30 days of consumed " +
-				"history, by cause: the request units the simulation of the current policy throttles; the saturated minutes, whose consumed demand reached " +
+				"history, by cause: the request units the simulation of the current policy throttles; the saturated time, the minutes whose consumed demand reached " +
 				"the capacity the simulated policy had in effect (at or above it); and how long ago the latest throttled or saturated minute of that cause was. " +
 				"Why two signals: the history is consumed capacity, capped by the table's real throttling. Where the table refused demand, that demand is not " +
 				"in the history and the simulation throttles little or nothing, but the served demand sits at the capacity: the saturated minutes show the " +
@@ -133,7 +133,7 @@ func tableBoard() board {
 				"real throttling is in the throttle events panel.",
 			queries: []query{
 				{expr: fmt.Sprintf("max by (%s) (%s)", byDiagnosis, sel(c.CapacityDiagnosisThrottled, selTI)), instant: true, column: "Throttled units", unit: unitCount},
-				{expr: fmt.Sprintf("max by (%s) (%s)", byDiagnosis, sel(c.CapacityDiagnosisSaturated, selTI)), instant: true, column: "Saturated minutes", unit: unitMinutes},
+				{expr: fmt.Sprintf("max by (%s) (%s)", byDiagnosis, sel(c.CapacityDiagnosisSaturated, selTI)), instant: true, column: "Saturated time", unit: unitSeconds},
 				{expr: fmt.Sprintf("time() - max by (%s) (%s)", byDiagnosis, sel(c.CapacityDiagnosisLastThrottled, selTI)), instant: true,
 					column: "Latest throttled or saturated minute, ago", unit: unitSeconds},
 			}},

@@ -52,7 +52,7 @@ var seriesBudget = []budget{
 	{"dynamodb_capacity_recommendation_info", 2, "2 windows; dashboards"},
 	{"dynamodb_capacity_simulated_throttled_units", 4, "read, write × 2 windows; dashboards"},
 	{"dynamodb_capacity_diagnosis_throttled_units", 36, "provisioned, dimensions the table's own policy scales, causes with units only (a healthy table has none): 3 causes × 2 windows × read, write × table + 2 GSIs; alerts at the first capacity cycle (issue 21), dashboards"},
-	{"dynamodb_capacity_diagnosis_saturated_minutes", 36, "provisioned, dimensions the table's own policy scales, causes with saturated minutes only (a healthy table has none): 3 causes × 2 windows × read, write × table + 2 GSIs; the diagnosis a history capped by real throttling still shows (the throttled units stay empty there), dashboards"},
+	{"dynamodb_capacity_diagnosis_saturated_seconds", 36, "provisioned, dimensions the table's own policy scales, causes with saturated minutes only (a healthy table has none): 3 causes × 2 windows × read, write × table + 2 GSIs; the diagnosis a history capped by real throttling still shows (the throttled units stay empty there), dashboards"},
 	{"dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds", 36, "one per (window, dimension, cause) with throttled units or saturated minutes: when the evidence is; alerts' descriptions, dashboards"},
 	{"dynamodb_capacity_simulated_scaling_events_per_day", 6, "provisioned, own policy: read, write × table + 2 GSIs, 7 days; alerts (auto-scaling too sensitive), dashboards"},
 	{"dynamodb_capacity_simulated_utilization_ratio", 6, "provisioned, own policy: read, write × table + 2 GSIs, 7 days; alerts (auto-scaling too sensitive), dashboards"},
