@@ -316,7 +316,7 @@ or
   sum by (account, region, table, index, dimension) (
     dynamodb_capacity_diagnosis_throttled_units[[sel "window=\"7d\", cause=\"at_max\""]]
     or
-    dynamodb_capacity_diagnosis_saturated_minutes[[sel "window=\"7d\", cause=\"at_max\""]]
+    dynamodb_capacity_diagnosis_saturated_seconds[[sel "window=\"7d\", cause=\"at_max\""]]
   ) > 0
 )
 and on (account, region, table)
@@ -397,7 +397,7 @@ and on (account, region, table, index, dimension)
   sum by (account, region, table, index, dimension) (
     dynamodb_capacity_diagnosis_throttled_units[[sel "window=\"30d\", cause=\"target\""]]
     or
-    dynamodb_capacity_diagnosis_saturated_minutes[[sel "window=\"30d\", cause=\"target\""]]
+    dynamodb_capacity_diagnosis_saturated_seconds[[sel "window=\"30d\", cause=\"target\""]]
   ) > 0
 )`,
 			Summary: "A DynamoDB auto-scaling target utilization is set so high that scale-outs throttle.",
@@ -411,7 +411,7 @@ and on (account, region, table, index, dimension)
 			Alert: "DynamoDBAutoScalingTooSlowForSpikes", Severity: Warning, For: "",
 			Params: []Param{
 				{Name: "min_reaction_throttled_units", Kind: Number, Default: "1000", Doc: "Units the simulation of the table's own policy throttles over 30 days on rises faster than auto-scaling reacts, below which the rises are not worth a schedule."},
-				{Name: "min_reaction_saturated_minutes", Kind: Number, Default: "10", Doc: "Minutes over 30 days in which consumed capacity reached the simulated capacity on rises faster than auto-scaling reacts (how throttling shows in a history that real throttling capped), below which the rises are not worth a schedule."},
+				{Name: "min_reaction_saturated_time", Kind: Duration, Default: "10m", Doc: "Time over 30 days in which consumed capacity reached the simulated capacity on rises faster than auto-scaling reacts (how throttling shows in a history that real throttling capped), below which the rises are not worth a schedule."},
 			},
 			// From the history only: the capacity collector's simulation of
 			// the table's own policy throttles on rises that even a 70%
@@ -424,14 +424,14 @@ and on (account, region, table, index, dimension)
   ) > [[.P.min_reaction_throttled_units]]
   or
   sum by (account, region, table, index, dimension) (
-    dynamodb_capacity_diagnosis_saturated_minutes[[sel "window=\"30d\", cause=\"reaction\""]]
-  ) >= [[.P.min_reaction_saturated_minutes]]
+    dynamodb_capacity_diagnosis_saturated_seconds[[sel "window=\"30d\", cause=\"reaction\""]]
+  ) >= [[seconds .P.min_reaction_saturated_time]]
 )
 and on (account, region, table)
 dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 			Summary: "The traffic of a DynamoDB table rises faster than its auto-scaling reacts.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.dimension }}: ` +
-				`over the last 30 days, the capacity collector's simulation of its own auto-scaling policy throttles on rises faster than auto-scaling reacts ({{ $value | humanize }} units, or minutes at capacity where real throttling capped the history) ` +
+				`over the last 30 days, the capacity collector's simulation of its own auto-scaling policy throttles on rises faster than auto-scaling reacts ({{ $value | humanize }} units throttled, or seconds at capacity where real throttling capped the history) ` +
 				`(the latest at {{ with printf "max(dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds{account=%q, region=%q, table=%q, index=%q, dimension=%q, window=\"30d\", cause=\"reaction\"})" $labels.account $labels.region $labels.table $labels.index $labels.dimension | query }}{{ . | first | value | humanizeTimestamp }}{{ end }}), ` +
 				`away from its maximum and even at a 70% target: raise the minimum before the rise with a scheduled action, or pre-warm before events.`,
 		},
@@ -454,23 +454,24 @@ dynamodb_capacity_simulated_utilization_ratio[[sel "window=\"7d\""]] < [[.P.max_
 
 func costAlerts() []Rule {
 	return []Rule{
-		// A hot key as the capacity alerts see one, per table: key-range
-		// throttles above DynamoDBHotPartition's threshold over the fast
-		// window held for its for (2m), or the p99 latency of an operation
-		// above DynamoDBLatencyAboveBaseline's baseline held for its for
-		// (10m).
+		// A hot key, per table: key-range throttles above
+		// DynamoDBHotPartition's threshold over the rate window held 10
+		// minutes, or the p99 latency of an operation above
+		// DynamoDBLatencyAboveBaseline's baseline held 15 minutes: held
+		// longer than those alerts' own `for`, so that a blip seen by the
+		// fast alerts does not hold back a day of cost advice.
 		// The cost advice looks for it over the last day; recorded every
 		// evaluation, so that the alert reads a day of it without a
 		// subquery.
 		{Record: "dynamodb:hot_key_signals:count", Params: []Param{minThrottles, latencyFactor, minLatency, latencyBaselineWindow},
 			Expr: `count by (account, region, table) (
-  min_over_time(dynamodb:throttle_events_by_cause:rate_fast{cause="key_range_throughput"}[2m]) > [[.P.min_throttles_per_second]]
+  min_over_time(dynamodb:throttle_events_by_cause:rate{cause="key_range_throughput"}[10m]) > [[.P.min_throttles_per_second]]
   or
   (
-    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][10m])
+    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][15m])
       > [[.P.latency_factor]] * quantile_over_time(0.5, dynamodb_successful_request_latency_p99_seconds[[sel]][[rng .P.latency_baseline_window]] offset 1h)
     and
-    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][10m]) > [[.P.min_latency_seconds]]
+    min_over_time(dynamodb_successful_request_latency_p99_seconds[[sel]][15m]) > [[.P.min_latency_seconds]]
   )
 )`},
 		{

@@ -11,8 +11,10 @@ import (
 	"time"
 )
 
-// CommandTimeout bounds how long RunCommand lets a command run.
-const CommandTimeout = 2 * time.Minute
+// CommandTimeout bounds how long RunCommand lets a command run: a hung
+// tool, not a slow machine (promtool test rules on the larger unit-test
+// files takes about a minute of CPU, several on two busy cores).
+const CommandTimeout = 8 * time.Minute
 
 // CommandResult is what a command run by RunCommand printed and how it ended.
 type CommandResult struct {
