@@ -30,13 +30,13 @@ var onlyScenarios = flag.String("replay.only", "", "replay only the scenarios ma
 // CloudWatch's delay, the collectors' cadence and the rule's window and
 // `for` included.
 var promisedDelay = map[string]time.Duration{
-	"DynamoDBThrottlingStorm":                 10 * time.Minute,             // ~4m to reach the exporter + the fast window crossing (1-3m) + for 1m (15m at the 5m cadence: two cycles)
+	"DynamoDBThrottlingStorm":                 15 * time.Minute,             // ~4m to reach the exporter + the fast window crossing (1-3m) + for 1m, typically 6-11m (20m at the 5m cadence: two cycles)
 	"DynamoDBProvisionedThroughputThrottling": 20 * time.Minute,             // 1-3m CloudWatch + a 5m collection cycle + the rate window filling + for 5m
 	"DynamoDBAutoScalingMaxTooLow":            15 * time.Minute,             // ~4m to reach the exporter + provisioned plus throttled above max over the fast window + for 2m
 	"DynamoDBHotPartition":                    10 * time.Minute,             // ~4m to reach the exporter + the fast window + for 2m
 	"DynamoDBOnDemandFlashCrowd":              15 * time.Minute,             // as DynamoDBHotPartition, with the demand against the previous peak
 	"DynamoDBOnDemandMaxThroughputReached":    15 * time.Minute,             // ~4m to reach the exporter + the fast window + for 2m
-	"DynamoDBAutoScalingTooSlowForSpikes":     time.Hour,                    // the capacity collector's first evaluation of the history
+	"DynamoDBAutoScalingTooSlowForSpikes":     2 * time.Hour,                // the capacity collector's first evaluation of the history, or its hourly evaluation after a live rise
 	"DynamoDBAutoScalingTooSensitive":         2 * time.Hour,                // the capacity collector's first evaluation + for 1h
 	"DynamoDBLatencyAboveBaseline":            30 * time.Minute,             // for 15m
 	"DynamoDBTargetUtilizationTooHigh":        90 * time.Minute,             // first scale-out throttle + for 1h
@@ -144,10 +144,12 @@ var replayCases = []replayCase{
 	{Scenario: "autoscaling-spike", Duration: 4 * time.Hour, Expect: []expected{
 		{"DynamoDBThrottlingStorm", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBThrottlingStorm", "tickets-spike/by-event", 2 * time.Hour},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "tickets-spike", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "tickets-spike/by-event", 0},
 		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike/by-event", 2 * time.Hour},
-		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike", 2 * time.Hour},
-		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 2 * time.Hour}}},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike", 0},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 0}}},
 	// Started at noon: the daily hot-key episode (at the replay's start)
 	// then meets the daily peak and the partition throttles. 8h so that
 	// the cost alert, due at +6h, is seen to stay quiet on a hot key.
@@ -160,11 +162,13 @@ var replayCases = []replayCase{
 		{"DynamoDBLatencyAboveBaseline", "profiles-hotkey", time.Hour}}},
 	{Scenario: "target-too-high", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBProvisionedThroughputThrottling", "carts-target90", 0},
-		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0}}},
+		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "carts-target90", 0}}},
 	{Scenario: "billing-switch-churn", Duration: 5 * time.Hour, Expect: []expected{
 		{"DynamoDBBillingModeChurn", "reports-churn", 3 * time.Hour}}},
 	{Scenario: "billing-switch-schedule", Duration: 6 * time.Hour, Expect: []expected{
-		{"DynamoDBBillingModeChurn", "reports-schedule", 4 * time.Hour}}},
+		{"DynamoDBBillingModeChurn", "reports-schedule", 4 * time.Hour},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "reports-schedule", 2 * time.Hour}}},
 	{Scenario: "surge-never-reevaluated", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBSurgeBecameBaseline", "feeds-surge", 0},
 		{"DynamoDBOnDemandSustainedWorkload", "feeds-surge", 0}}},
@@ -193,6 +197,10 @@ var replayCases = []replayCase{
 	{Scenario: "demo", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBProvisionedThroughputThrottling", "carts-target90", 0},
 		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "carts-target90", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "tickets-spike", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "tickets-spike/by-event", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "reports-schedule", 2 * time.Hour},
 		{"DynamoDBTTLDeletionLagging", "coupons-ttl-backlog", 0},
 		{"DynamoDBSurgeBecameBaseline", "feeds-surge", 0},
 		{"DynamoDBOnDemandSustainedWorkload", "feeds-surge", 0},
@@ -206,8 +214,8 @@ var replayCases = []replayCase{
 		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-format", 0},
 		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBProvisionedThroughputThrottling", "tickets-spike/by-event", 2 * time.Hour},
-		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike", 2 * time.Hour},
-		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 2 * time.Hour},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike", 0},
+		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 0},
 		{"DynamoDBThrottlingStorm", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBThrottlingStorm", "tickets-spike/by-event", 2 * time.Hour},
 		{"DynamoDBLatencyAboveBaseline", "profiles-hotkey", time.Hour}},
@@ -228,6 +236,7 @@ var replayCases = []replayCase{
 	// Failure scenarios with other sizes, timings and ratios.
 	{Scenario: variants + "var-spike-20x.yaml", Duration: 7 * time.Hour, Expect: []expected{
 		{"DynamoDBThrottlingStorm", "stream-spike20", 5 * time.Hour},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "stream-spike20", 5 * time.Hour},
 		{"DynamoDBProvisionedThroughputThrottling", "stream-spike20", 5 * time.Hour},
 		{"DynamoDBAutoScalingMaxTooLow", "stream-spike20", 5 * time.Hour}}},
 	{Scenario: variants + "var-spike-5x.yaml", Duration: 9 * time.Hour, Expect: []expected{
@@ -265,10 +274,13 @@ var replayCases = []replayCase{
 	// base table's refused writes are the GSI's (no cause metric of its own).
 	{Scenario: variants + "var-target-85.yaml", Duration: 4 * time.Hour, Expect: []expected{
 		{"DynamoDBThrottlingStorm", "quotes-target85", 2 * time.Hour},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "quotes-target85", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "bookings-gsi85", 0},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "bookings-gsi85/by-hotel", 0},
 		{"DynamoDBProvisionedThroughputThrottling", "quotes-target85", 2 * time.Hour},
-		{"DynamoDBTargetUtilizationTooHigh", "quotes-target85", 2 * time.Hour},
+		{"DynamoDBTargetUtilizationTooHigh", "quotes-target85", 0},
 		{"DynamoDBProvisionedThroughputThrottling", "bookings-gsi85/by-hotel", 2 * time.Hour},
-		{"DynamoDBTargetUtilizationTooHigh", "bookings-gsi85/by-hotel", 2 * time.Hour}}},
+		{"DynamoDBTargetUtilizationTooHigh", "bookings-gsi85/by-hotel", 0}}},
 	{Scenario: variants + "var-surge-5x.yaml", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBSurgeBecameBaseline", "news-surge5", 0}}},
 	{Scenario: variants + "quiet-surge-5x-gone.yaml", Duration: 8 * time.Hour},
