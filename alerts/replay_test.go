@@ -475,9 +475,9 @@ func TestAlertPackReplaysAt5m(t *testing.T) {
 	}
 }
 
-// checkReplay compares what fired with what the case expects.
-func checkReplay(t *testing.T, rc replayCase, tl *alerts.Timeline) {
-	t.Helper()
+// firstFirings returns when each alert first fired for each table (table
+// or table/index, or account/region) over a timeline.
+func firstFirings(tl *alerts.Timeline) map[[2]string]time.Duration {
 	first := map[[2]string]time.Duration{}
 	for _, f := range tl.Firings {
 		k := [2]string{f.Alert, f.Table()}
@@ -485,6 +485,13 @@ func checkReplay(t *testing.T, rc replayCase, tl *alerts.Timeline) {
 			first[k] = f.First()
 		}
 	}
+	return first
+}
+
+// checkReplay compares what fired with what the case expects.
+func checkReplay(t *testing.T, rc replayCase, tl *alerts.Timeline) {
+	t.Helper()
+	first := firstFirings(tl)
 	want := map[[2]string]bool{}
 	for _, e := range rc.Expect {
 		k := [2]string{e.Alert, e.Table}

@@ -195,13 +195,7 @@ type validationResult struct {
 // and for every known one that no longer happens.
 func judgeValidation(t *testing.T, vc validationCase, tl *alerts.Timeline) validationResult {
 	t.Helper()
-	first := map[[2]string]time.Duration{}
-	for _, f := range tl.Firings {
-		k := [2]string{f.Alert, f.Table()}
-		if d, ok := first[k]; !ok || f.First() < d {
-			first[k] = f.First()
-		}
-	}
+	first := firstFirings(tl)
 	res := validationResult{Case: vc}
 	want := map[[2]string]bool{}
 	for _, e := range vc.Expect {
