@@ -465,6 +465,20 @@ func TestAlertPackReplaysAt5m(t *testing.T) {
 			tl := evaluate(t, rc.Scenario, replayStart, rc.Duration, "{cloudwatch: {interval: 5m}}", files, promtool)
 			rc.Scenario += " (5m cadence)"
 			rc.At5m = true
+			// At the 5m cadence the throttle counters step once a cycle:
+			// a storm shorter than two cycles cannot be told from a
+			// two-minute burst, and DynamoDBThrottlingStorm waits for two
+			// throttled cycles (its runbook says so). A storm is then
+			// allowed, not required; the cause-specific alerts still are.
+			var expect []expected
+			for _, e := range rc.Expect {
+				if e.Alert == "DynamoDBThrottlingStorm" {
+					rc.FalsePositive = append(rc.FalsePositive, e)
+					continue
+				}
+				expect = append(expect, e)
+			}
+			rc.Expect = expect
 			checkReplay(t, rc, tl)
 			var lines []string
 			for _, f := range tl.Firings {
