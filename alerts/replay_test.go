@@ -398,25 +398,13 @@ func TestAlertPackReplays(t *testing.T) {
 		}
 	})
 	if only != nil {
-		var ran []validationResult
-		for _, r := range validated {
-			if r.Case.File != "" {
-				ran = append(ran, r)
-			}
-		}
-		t.Log("\n" + validationMatrix(ran))
+		t.Log("\n" + validationMatrix(replayed(validated)))
 		t.Logf("-replay.only %q: the cross-talk matrix is not checked", *onlyScenarios)
 		return
 	}
 	matrix := crossTalkMatrix(results)
 	t.Log("\n" + matrix)
-	var ran []validationResult
-	for _, r := range validated {
-		if r.Case.File != "" {
-			ran = append(ran, r)
-		}
-	}
-	vmatrix := validationMatrix(ran)
+	vmatrix := validationMatrix(replayed(validated))
 	t.Log("\n" + vmatrix)
 	readme := "README.md"
 	b, err := os.ReadFile(readme)

@@ -327,3 +327,15 @@ func stale(t *testing.T, format string, args ...any) {
 	}
 	t.Logf("STALE: "+format, args...)
 }
+
+// replayed keeps the results of the validation cases that ran (a case
+// filtered out by -replay.only, or failed before its timeline, has none).
+func replayed(results []validationResult) []validationResult {
+	var out []validationResult
+	for _, r := range results {
+		if r.Case.File != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
