@@ -99,6 +99,9 @@ var expectedEmpty = map[string]string{
 	dashboards.AlertsUID + "/DynamoDBExporterTTLSamplerOutOfBudget/B": "condition: neither replay spends the TTL sampler's hourly read budget (no skipped_budget sample)",
 	dashboards.AlertsUID + "/DynamoDBTTLAttributeMissingRising/C":     "condition: no demo table's share of items without the TTL attribute rises in these 8 hours (replay var-ttl-missing-rising fires it)",
 	dashboards.AlertsUID + "/DynamoDBTTLRetentionBehindWrites/D":      "condition: it needs a day of the exporter's history and 6 hours more, beyond the 8 hours replayed (replay var-ttl-retention-long fires it)",
+	dashboards.AlertsUID + "/DynamoDBOnDemandFlashCrowd/A":            "condition: no demo table is an on-demand table throttled by a crowd over twice its previous day's peak (validation scenario cap-flash-sale-on-demand fires it)",
+	dashboards.AlertsUID + "/DynamoDBOnDemandMaxThroughputReached/A":  "condition: no demo table sets an on-demand maximum throughput, so no throttle has cause max_on_demand_throughput (validation scenario cap-on-demand-max fires it)",
+	dashboards.AlertsUID + "/DynamoDBAutoScalingTooSensitive/A":       "condition: no demo table's policy scales more than 24 times a day at low utilization (validation scenario cap-scaling-too-sensitive fires it)",
 	dashboards.AlertsUID + "/DynamoDBExporterDown/A":                  "condition: up is written by Prometheus when it scrapes, and a replay is backfilled, never scraped (the e2e test runs a real scrape)",
 	dashboards.TableUID + "/" + diagnosisPanel + "/A":                 diagnosisEmpty,
 }
