@@ -162,8 +162,7 @@ var replayCases = []replayCase{
 		{"DynamoDBLatencyAboveBaseline", "profiles-hotkey", time.Hour}}},
 	{Scenario: "target-too-high", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBProvisionedThroughputThrottling", "carts-target90", 0},
-		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0},
-		{"DynamoDBAutoScalingTooSlowForSpikes", "carts-target90", 0}}},
+		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0}}},
 	{Scenario: "billing-switch-churn", Duration: 5 * time.Hour, Expect: []expected{
 		{"DynamoDBBillingModeChurn", "reports-churn", 3 * time.Hour}}},
 	{Scenario: "billing-switch-schedule", Duration: 6 * time.Hour, Expect: []expected{
@@ -197,7 +196,6 @@ var replayCases = []replayCase{
 	{Scenario: "demo", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBProvisionedThroughputThrottling", "carts-target90", 0},
 		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0},
-		{"DynamoDBAutoScalingTooSlowForSpikes", "carts-target90", 0},
 		{"DynamoDBAutoScalingTooSlowForSpikes", "tickets-spike", 0},
 		{"DynamoDBAutoScalingTooSlowForSpikes", "tickets-spike/by-event", 0},
 		{"DynamoDBAutoScalingTooSlowForSpikes", "reports-schedule", 2 * time.Hour},
@@ -274,9 +272,6 @@ var replayCases = []replayCase{
 	// base table's refused writes are the GSI's (no cause metric of its own).
 	{Scenario: variants + "var-target-85.yaml", Duration: 4 * time.Hour, Expect: []expected{
 		{"DynamoDBThrottlingStorm", "quotes-target85", 2 * time.Hour},
-		{"DynamoDBAutoScalingTooSlowForSpikes", "quotes-target85", 0},
-		{"DynamoDBAutoScalingTooSlowForSpikes", "bookings-gsi85", 0},
-		{"DynamoDBAutoScalingTooSlowForSpikes", "bookings-gsi85/by-hotel", 0},
 		{"DynamoDBProvisionedThroughputThrottling", "quotes-target85", 2 * time.Hour},
 		{"DynamoDBTargetUtilizationTooHigh", "quotes-target85", 0},
 		{"DynamoDBProvisionedThroughputThrottling", "bookings-gsi85/by-hotel", 2 * time.Hour},

@@ -214,8 +214,9 @@ func (d *scaler) step(i int, sum float64) {
 	}
 	d.recent[i%ScaleInPoints] = sum
 	d.out = MinuteOutcome{Capacity: d.c, Throttled: d.burst.serve(sum, d.c)}
+	d.out.BurstSpent = d.burst.spent(d.c)
 	if d.sim != nil {
-		d.sim.account(i, d.c, d.out.Throttled)
+		d.sim.account(i, d.c, d.out.Throttled, d.out.BurstSpent)
 	}
 	if !d.scaling {
 		return

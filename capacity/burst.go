@@ -14,6 +14,13 @@ func fullBurst(capacity float64) burstBucket {
 	return burstBucket{stored: BurstSeconds * capacity}
 }
 
+// spent reports whether the bucket holds less than a minute of the
+// capacity: demand at or above the capacity is then served only as far as
+// the capacity goes, and throttled beyond it.
+func (b *burstBucket) spent(capacity float64) bool {
+	return b.stored < 60*capacity
+}
+
 // serve accounts one minute of demand (unit-seconds) against a capacity
 // (units per second) and returns the unit-seconds throttled.
 func (b *burstBucket) serve(demand, capacity float64) float64 {

@@ -39,8 +39,12 @@ import (
 // nothing (its burst covers the rest). Where the real table throttled, the
 // served demand reached its capacity instead. So a second signal counts the
 // saturated minutes (Saturated): those whose demand (Sum ÷ 60) is at or
-// above the simulated capacity in effect (burst can take it above), and
-// every throttled minute. Each saturated minute gets one cause
+// above the simulated capacity in effect once the simulated burst holds
+// less than a minute of it (MinuteOutcome.BurstSpent: where the real table
+// throttled, it had spent its burst first, and the simulation of the same
+// policy spends it on the same served demand), and every throttled minute.
+// Demand above the capacity that the burst still covers was served: a
+// poll burst absorbed by it is not saturation. Each saturated minute gets one cause
 // (SaturationCause), as throttled units do:
 //
 //   - CauseAtMax: the minute is at the maximum (MinuteOutcome.AtMax);
@@ -113,12 +117,14 @@ func Attribute(cur MinuteOutcome, reasonable *MinuteOutcome) ByCause {
 }
 
 // Saturated reports whether a minute whose demand is sum (units, the
-// trace's Sum) saturated the outcome o: its demand, sum ÷ 60 units/s, at or
-// above the capacity in effect, or throttled. In a history capped by real
-// throttling, served demand reaching the capacity is where the throttling
-// shows (burst can take it above).
+// trace's Sum) saturated the outcome o: throttled, or its demand, sum ÷ 60
+// units/s, at or above the capacity in effect with the burst spent. In a
+// history capped by real throttling, served demand held at the capacity
+// once the burst is gone is where the throttling shows; demand above the
+// capacity that the burst still covers (a short poll burst) is served and
+// is not saturation.
 func Saturated(sum float64, o MinuteOutcome) bool {
-	return o.Throttled > 0 || (sum > 0 && sum/60 >= o.Capacity)
+	return o.Throttled > 0 || (sum > 0 && sum/60 >= o.Capacity && o.BurstSpent)
 }
 
 // SaturationCause returns the cause of a saturated minute whose demand is
@@ -348,10 +354,10 @@ func DiagnoseTable(t Trace, s Settings, defaults AutoScalingSettings, windows []
 func diagnose(cur, alt Simulation, compared bool, lo, hi int) Diagnosis {
 	d := Diagnosis{Start: cur.Start.Add(time.Duration(lo) * time.Minute), Minutes: hi - lo, Compared: compared}
 	for i := lo; i < hi; i++ {
-		o := MinuteOutcome{Capacity: cur.Capacity[i], Throttled: cur.throttled[i], AtMax: cur.atMax[i]}
+		o := MinuteOutcome{Capacity: cur.Capacity[i], Throttled: cur.throttled[i], AtMax: cur.atMax[i], BurstSpent: cur.burstSpent[i]}
 		var r *MinuteOutcome
 		if compared {
-			r = &MinuteOutcome{Capacity: alt.Capacity[i], Throttled: alt.throttled[i], AtMax: alt.atMax[i]}
+			r = &MinuteOutcome{Capacity: alt.Capacity[i], Throttled: alt.throttled[i], AtMax: alt.atMax[i], BurstSpent: alt.burstSpent[i]}
 		}
 		d.add(cur.Start.Add(time.Duration(i)*time.Minute), diagnoseMinute(cur.demand[i], o, r))
 		d.UnitHours += o.Capacity / 60

@@ -62,43 +62,49 @@ func TestKnownAnswersDiagnosis(t *testing.T) {
 			// 70%: capacity 143, burst 42,900; 400/s is 15,420 a minute
 			// above it: the burst lasts 2 minutes, minute 62 throttles
 			// 3,360, minutes 63-66 15,420 each; 572 from minute 67 serves.
-			// Minutes 60-66 are saturated (400 ≥ 143).
+			// Minutes 62-66 are saturated (400 ≥ 143, the burst spent);
+			// 60 and 61 are served by the burst, which still holds more
+			// than a minute of capacity after them (27,480 and 12,060).
 			name: "a steep rise at a 70% target: reaction",
 			sums: rise(240, 400, 60), p: policy(0.70, 40000),
-			want: ByCause{CauseReaction: 3360 + 4*15420}, saturated: ByCause{CauseReaction: 7}, last: last{CauseReaction: 66},
+			want: ByCause{CauseReaction: 3360 + 4*15420}, saturated: ByCause{CauseReaction: 5}, last: last{CauseReaction: 66},
 		},
 		{
 			// 90%: capacity 112, burst 33,600; 200/s is 5,280 a minute
 			// above it: the burst lasts until minute 66, which throttles
 			// 3,360. At 70% (143, burst 42,900) the 7 minutes before 223
 			// (or 286) apply cost 23,940 of burst: nothing throttles.
-			// Minutes 60-66 are saturated at 90% (200 ≥ 112) and at 70%
-			// too (200 ≥ 143, its burst serves them): reaction.
+			// At 90% the burst holds 1,920 after minute 65 (less than a
+			// minute of 112) and minute 66 throttles: both saturated; at
+			// 70% the burst never falls under a minute of 143 (18,960
+			// left after minute 66): target.
 			name: "a 90% target whose rise a 70% target serves: target",
 			sums: rise(240, 200, 60), p: policy(0.90, 40000), compare: true,
-			want: ByCause{CauseTarget: 3360}, saturated: ByCause{CauseReaction: 7}, last: last{CauseTarget: 66, CauseReaction: 66},
+			want: ByCause{CauseTarget: 3360}, saturated: ByCause{CauseTarget: 2}, last: last{CauseTarget: 66},
 		},
 		{
 			// 90%: 112, burst 33,600, 400/s is 17,280 a minute above it:
 			// minute 61 throttles 960, minutes 62-66 17,280 each. At 70%
 			// the same minutes throttle 3,360 (62) and 15,420 (63-66):
-			// reaction; the rest is the target's.
+			// reaction; the rest is the target's. Saturated: minute 61 at
+			// 90% only (the 70% run's burst still holds 12,060): target;
+			// 62-66 at both: reaction.
 			name: "a steep rise at a 90% target: target and reaction",
 			sums: rise(240, 400, 60), p: policy(0.90, 40000), compare: true,
 			want:      ByCause{CauseReaction: 3360 + 4*15420, CauseTarget: 960 + (17280 - 3360) + 4*(17280-15420)},
-			saturated: ByCause{CauseReaction: 7},
+			saturated: ByCause{CauseReaction: 5, CauseTarget: 1},
 			last:      last{CauseReaction: 66, CauseTarget: 66},
 		},
 		{
 			// 70%, maximum 200: minutes 62-66 throttle while the scale-out
 			// applies, as in the first case (reaction); from minute 67 the
 			// capacity is held at 200 while the policy wants 572: 12,000 a
-			// minute for minutes 67-89 (at_max). Saturated: minutes 60-66
-			// (reaction) and 67-89 (at_max).
+			// minute for minutes 67-89 (at_max). Saturated: minutes 62-66
+			// (reaction, as in the first case) and 67-89 (at_max).
 			name: "demand above the maximum: at_max",
 			sums: rise(240, 400, 30), p: policy(0.70, 200),
 			want:      ByCause{CauseAtMax: 23 * 12000, CauseReaction: 3360 + 4*15420},
-			saturated: ByCause{CauseAtMax: 23, CauseReaction: 7},
+			saturated: ByCause{CauseAtMax: 23, CauseReaction: 5},
 			last:      last{CauseAtMax: 89, CauseReaction: 66},
 		},
 		{
@@ -192,22 +198,18 @@ func TestKnownAnswersSaturation(t *testing.T) {
 		compare   bool
 	}{
 		{
-			// 90%: capacity ceil(100 ÷ 0.9) = 112. Demand rose to 200 with
-			// the burst spent: the table served its capacity, and the
-			// policy, seeing 100% utilization, raised it by ÷ 0.9 at a
-			// time, each decision at the end of the first minute at the new
-			// level (the second for the first) and in effect 6 minutes
-			// later: 112 (minutes 60-66), 125 (67-72), 139 (73-78), 155
-			// (79-84), 173 (85-90), 193 (91-96), 215 from 97, which serves
-			// 200. The simulation follows the same steps: minutes 60-96 are
-			// at capacity. At 70% the capacity is 143, then ceil(level ÷
-			// 0.7) 6 minutes after each level (160, 179, 199, 222, 248):
-			// above every level, never saturated.
-			name: "a 90% target whose rise saturates: target",
-			sums: steps(240, [2]float64{60, 112}, [2]float64{67, 125}, [2]float64{73, 139}, [2]float64{79, 155},
-				[2]float64{85, 173}, [2]float64{91, 193}, [2]float64{97, 200}, [2]float64{180, 100}),
-			p: policy(0.90, 40000), compare: true,
-			saturated: ByCause{CauseTarget: 37}, last: last{CauseTarget: 96},
+			// 90%: capacity ceil(100 ÷ 0.9) = 112, burst 33,600. Demand
+			// rose to 200 (5,280 a minute above it): the burst served
+			// minutes 60-65 in full (1,920 left), minute 66 served 144 with
+			// the rest of it, then the scale-out to ceil(200 ÷ 0.9) = 223,
+			// decided at the end of minute 61, applied at minute 67. The
+			// simulation: minutes 65 and 66 at or above 112 with under a
+			// minute of burst left. At 70% (143, burst 42,900, 3,420 a
+			// minute above it) the burst is never spent: target.
+			name: "a 90% target whose rise saturates once the burst is spent: target",
+			sums: steps(240, [2]float64{60, 200}, [2]float64{66, 144}, [2]float64{67, 200}, [2]float64{180, 100}),
+			p:    policy(0.90, 40000), compare: true,
+			saturated: ByCause{CauseTarget: 2}, last: last{CauseTarget: 66},
 		},
 		{
 			// 70%: capacity 143, burst 42,900. Demand rose to 400: the
@@ -215,12 +217,12 @@ func TestKnownAnswersSaturation(t *testing.T) {
 			// more in minute 62 (143 + 201 = 344 units/s), then the table
 			// served 143 until the scale-out to ceil(400 ÷ 0.7) = 572,
 			// decided at the end of minute 61, applied at minute 67. The
-			// simulation takes the same decision: minutes 60-66 at or above
-			// 143.
+			// simulation takes the same decision: minutes 62-66 at or above
+			// 143 with the burst spent (60 and 61 leave 27,480 and 12,060).
 			name:      "a 70% target whose rise outruns auto-scaling: reaction",
 			sums:      steps(240, [2]float64{60, 400}, [2]float64{62, 344}, [2]float64{63, 143}, [2]float64{67, 400}, [2]float64{120, 100}),
 			p:         policy(0.70, 40000),
-			saturated: ByCause{CauseReaction: 7}, last: last{CauseReaction: 66},
+			saturated: ByCause{CauseReaction: 5}, last: last{CauseReaction: 66},
 		},
 		{
 			// The same rise with a maximum of 200: the scale-out stops at
@@ -230,7 +232,21 @@ func TestKnownAnswersSaturation(t *testing.T) {
 			name:      "a rise capped at the maximum: at_max",
 			sums:      steps(240, [2]float64{60, 400}, [2]float64{62, 344}, [2]float64{63, 143}, [2]float64{67, 200}, [2]float64{90, 100}),
 			p:         policy(0.70, 200),
-			saturated: ByCause{CauseAtMax: 23, CauseReaction: 7}, last: last{CauseAtMax: 89, CauseReaction: 66},
+			saturated: ByCause{CauseAtMax: 23, CauseReaction: 5}, last: last{CauseAtMax: 89, CauseReaction: 66},
+		},
+		{
+			// A 40% target polled in bursts: 420 units/s, 1,100 for 3
+			// minutes every 30 (capacity ceil(420 ÷ 0.4) = 1,050, burst
+			// 315,000; each burst is 9,000 above it at most): the burst
+			// absorbs every one, so no minute is saturated however busy the
+			// policy is.
+			name: "poll bursts the burst absorbs at a 40% target: none",
+			sums: perMinute(3*1440, func(i int) float64 {
+				if i%30 < 3 {
+					return 1100
+				}
+				return 420
+			}), p: policy(0.40, 40000),
 		},
 		{
 			// A daily cycle with ±5% noise a minute: the 70% policy keeps
@@ -272,7 +288,7 @@ func TestKnownAnswersSaturation(t *testing.T) {
 }
 
 func TestSaturationCause(t *testing.T) {
-	at := func(c float64) MinuteOutcome { return MinuteOutcome{Capacity: c} }
+	at := func(c float64) MinuteOutcome { return MinuteOutcome{Capacity: c, BurstSpent: true} }
 	for _, tc := range []struct {
 		name       string
 		sum        float64
@@ -286,10 +302,12 @@ func TestSaturationCause(t *testing.T) {
 		{"above capacity (burst)", 150 * 60, at(100), nil, CauseReaction, true},
 		{"throttled", 150 * 60, MinuteOutcome{Capacity: 100, Throttled: 1}, nil, CauseReaction, true},
 		{"no demand", 0, at(0), nil, 0, false},
-		{"at the maximum", 100 * 60, MinuteOutcome{Capacity: 100, AtMax: true}, nil, CauseAtMax, true},
-		{"at the maximum, compared", 100 * 60, MinuteOutcome{Capacity: 100, AtMax: true}, &MinuteOutcome{Capacity: 200}, CauseAtMax, true},
+		{"above capacity, burst left", 150 * 60, MinuteOutcome{Capacity: 100}, nil, 0, false},
+		{"at the maximum", 100 * 60, MinuteOutcome{Capacity: 100, AtMax: true, BurstSpent: true}, nil, CauseAtMax, true},
+		{"at the maximum, compared", 100 * 60, MinuteOutcome{Capacity: 100, AtMax: true, BurstSpent: true}, &MinuteOutcome{Capacity: 200}, CauseAtMax, true},
 		{"not saturated at 70%", 100 * 60, at(100), &MinuteOutcome{Capacity: 130}, CauseTarget, true},
-		{"saturated at 70% too", 140 * 60, at(100), &MinuteOutcome{Capacity: 130}, CauseReaction, true},
+		{"saturated at 70% too", 140 * 60, at(100), &MinuteOutcome{Capacity: 130, BurstSpent: true}, CauseReaction, true},
+		{"served by the 70% run's burst", 140 * 60, at(100), &MinuteOutcome{Capacity: 130}, CauseTarget, true},
 	} {
 		c, ok := SaturationCause(tc.sum, tc.cur, tc.reasonable)
 		if ok != tc.ok || (ok && c != tc.want) {

@@ -40,11 +40,13 @@ type Simulation struct {
 	// the policy wanted. Always zero for a fixed capacity.
 	MinutesAtMax int
 
-	// Per minute: the demand (the series' Sums), the throttled units and
-	// whether capacity was held at the maximum; Window reads them.
-	demand    []float64
-	throttled []float64
-	atMax     []bool
+	// Per minute: the demand (the series' Sums), the throttled units,
+	// whether capacity was held at the maximum and whether the burst was
+	// spent (MinuteOutcome.BurstSpent); Window reads them.
+	demand     []float64
+	throttled  []float64
+	atMax      []bool
+	burstSpent []bool
 }
 
 // ScalingEvent is one auto-scaling decision.
@@ -64,7 +66,7 @@ type ScalingEvent struct {
 // about 25 bytes per simulated minute. Window must not be called on a
 // summary.
 func (s Simulation) Summary() Simulation {
-	s.Capacity, s.demand, s.throttled, s.atMax = nil, nil, nil, nil
+	s.Capacity, s.demand, s.throttled, s.atMax, s.burstSpent = nil, nil, nil, nil, nil
 	return s
 }
 
@@ -97,7 +99,7 @@ func (s Simulation) ThrottledRatio() float64 {
 // newSimulation prepares a Simulation with the demand statistics of s.
 func newSimulation(s Series) Simulation {
 	n := len(s.Sum)
-	sim := Simulation{Start: s.Start, Capacity: make([]float64, n), demand: s.Sum, throttled: make([]float64, n), atMax: make([]bool, n)}
+	sim := Simulation{Start: s.Start, Capacity: make([]float64, n), demand: s.Sum, throttled: make([]float64, n), atMax: make([]bool, n), burstSpent: make([]bool, n)}
 	for _, v := range s.Sum {
 		sim.Demand += v
 		sim.PeakDemand = math.Max(sim.PeakDemand, v/60)
@@ -112,11 +114,12 @@ func newSimulation(s Series) Simulation {
 // when the range is outside the simulation, like a slice expression.
 func (s Simulation) Window(from, to int) Simulation {
 	w := Simulation{
-		Start:     s.Start.Add(time.Duration(from) * time.Minute),
-		Capacity:  s.Capacity[from:to:to],
-		demand:    s.demand[from:to:to],
-		throttled: s.throttled[from:to:to],
-		atMax:     s.atMax[from:to:to],
+		Start:      s.Start.Add(time.Duration(from) * time.Minute),
+		Capacity:   s.Capacity[from:to:to],
+		demand:     s.demand[from:to:to],
+		throttled:  s.throttled[from:to:to],
+		atMax:      s.atMax[from:to:to],
+		burstSpent: s.burstSpent[from:to:to],
 	}
 	for i, c := range w.Capacity {
 		w.UnitHours += c / 60
@@ -148,8 +151,9 @@ func (s Simulation) Window(from, to int) Simulation {
 }
 
 // account records minute i served at capacity c with t units throttled.
-func (sim *Simulation) account(i int, c, t float64) {
+func (sim *Simulation) account(i int, c, t float64, burstSpent bool) {
 	sim.Capacity[i] = c
+	sim.burstSpent[i] = burstSpent
 	sim.UnitHours += c / 60
 	if t > 0 {
 		sim.throttled[i] = t
@@ -191,7 +195,8 @@ func SimulateFixed(s Series, capacity float64) (Simulation, error) {
 	sim := newSimulation(s)
 	b := fullBurst(capacity)
 	for i, v := range s.Sum {
-		sim.account(i, capacity, b.serve(v, capacity))
+		t := b.serve(v, capacity)
+		sim.account(i, capacity, t, b.spent(capacity))
 	}
 	sim.finish()
 	return sim, nil

@@ -16,6 +16,10 @@ type MinuteOutcome struct {
 	// AtMax is true when capacity was held at the auto-scaling maximum below
 	// what the policy wanted (Simulation.MinutesAtMax counts these minutes).
 	AtMax bool
+	// BurstSpent is true when, after the minute, the burst bucket holds less
+	// than a minute of the capacity: demand at the capacity was served by
+	// the capacity alone, with no burst left to cover more.
+	BurstSpent bool
 	// ScaleOut and ScaleIn are true when a scaling decision was taken at the
 	// end of the minute.
 	ScaleOut, ScaleIn bool

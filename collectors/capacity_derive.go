@@ -52,7 +52,8 @@ type TrafficFigures struct {
 }
 
 // Surge is a week whose baseline reached SurgeFactor times the baseline of
-// the (up to) 4 weeks before it.
+// the (up to) 4 weeks before it, a baseline above zero (traffic that starts
+// on an idle table is a new workload).
 type Surge struct {
 	// Baseline is the surge week's median hourly rate; Pre is the median of
 	// the weeks before it.
@@ -170,7 +171,10 @@ func deriveBaselines(f *TrafficFigures, in figureInput) {
 	for k := 1; k+1 < weeks; k++ {
 		b := median(weekRates(k, 1))
 		pre := median(weekRates(k+1, min(baselineWeeks, weeks-k-1)))
-		if b <= 0 || b < in.surgeFactor*pre {
+		// A surge rises from a baseline: weeks before it whose median
+		// hour is idle (no traffic, or no history: CloudWatch publishes
+		// nothing for an idle table) make a new workload, not a surge.
+		if b <= 0 || !(pre > 0) || b < in.surgeFactor*pre {
 			continue
 		}
 		if best == nil || b >= best.Baseline { // on a tie, the older week (the onset)

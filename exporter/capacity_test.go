@@ -165,12 +165,19 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 	gen.consumed("spiky", "", spiky, flatSum(60))
 	gen.consumed("surge-permanent", "", surge(14400), flatSum(0)) // keeps 80%
 	gen.consumed("surge-temporary", "", surge(600), flatSum(0))   // falls back
+	newWorkload := func(m time.Time) float64 {                    // idle, then a steady workload
+		if m.Before(surgeAt) {
+			return 0
+		}
+		return 14400
+	}
+	gen.consumed("new-workload", "", newWorkload, flatSum(0))
 	gen.consumed("od-flat", "", flatSum(600000), flatSum(60000))
 	gen.consumed("prov", "", spiky, flatSum(600))
 
 	yaml := "accounts: [{regions: [us-east-1]}]\n"
 	h := newHarness(t, yaml, func(sim *awssim.Server) {
-		for _, name := range []string{"flat", "spiky", "surge-permanent", "surge-temporary", "od-flat"} {
+		for _, name := range []string{"flat", "spiky", "surge-permanent", "surge-temporary", "od-flat", "new-workload"} {
 			mustPut(sim, region, onDemandTable(name, created))
 		}
 		mustPut(sim, region, onDemandTable("mix", created, "by-user"))
@@ -242,6 +249,7 @@ func TestCapacityGaugesOnFirstCycle(t *testing.T) {
 		labels map[string]string
 	}{
 		{catalogue.CapacitySurgeRetention, idx("flat", "")},                                     // no surge
+		{catalogue.CapacitySurgeRetention, idx("new-workload", "")},                             // no baseline to surge from
 		{catalogue.CapacityReadWriteRatio, idx("surge-permanent", "", "window", "1d")},          // no writes
 		{catalogue.CapacityPeakToAverage, idx("surge-permanent", "", "dimension", "write")},     // no writes
 		{catalogue.CapacityReadWriteDrift, idx("surge-temporary", "")},                          // no writes
