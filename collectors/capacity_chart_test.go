@@ -187,10 +187,10 @@ func TestChartOnDemandEqualsStored(t *testing.T) {
 // before keepFrom derives the same figures and charts, run after run, as
 // one that keeps all its history, for 90 and 60 days of history and for 84
 // (whole weeks: the baselines' weeks then depend on whether the history
-// ends on the hour, and nothing is forgotten), on traffic with a surge ten
+// ends on the hour, and nothing is forgotten), on traffic with a surge six
 // weeks back (which the surge detection reads).
 func TestForgottenHoursAreNotRead(t *testing.T) {
-	surge := benchEnd.Add(-10 * week)
+	surge := benchEnd.Add(-6 * week)
 	for _, span := range []time.Duration{90 * day, 84 * day, 60 * day} {
 		tb := benchTable("t")
 		type run struct {
@@ -219,13 +219,16 @@ func TestForgottenHoursAreNotRead(t *testing.T) {
 						return f(m)
 					}
 					h := r.st.hist[k]
+					ws := windowsFor(h, b, time.Time{})
 					if h == nil {
-						h = newHistory(b)
+						// The first fetch: every tier, back to the
+						// surge and beyond.
+						h, ws = newHistory(b), windowsForTiers(nil, b, time.Time{})
 						r.st.hist[k] = h
 					} else if !h.roll(b) {
 						t.Fatal("roll refused")
 					}
-					fillWindows(h, windowsFor(h, b, time.Time{}), traffic)
+					fillWindows(h, ws, traffic)
 					h.finish(b)
 				}
 				rep, err := r.c.report(target, r.st, tb, b)
