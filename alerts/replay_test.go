@@ -43,6 +43,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBOnDemandSustainedWorkload":       7 * time.Hour,                // hourly capacity collector + for 6h
 	"DynamoDBBillingModeChurn":                15 * time.Minute,             // DescribeTable cadence after the switch
 	"DynamoDBSurgeBecameBaseline":             2 * time.Hour,                // hourly capacity collector + for 1h
+	"DynamoDBModeSwitchRegressed":             2 * time.Hour,                // the capacity collector's first evaluation (the first fetch of the history), then hourly
 	"DynamoDBReadWriteRatioDrift":             7 * time.Hour,                // hourly capacity collector + for 6h
 	"DynamoDBTTLValuesNeverExpire":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
 	"DynamoDBTTLAttributeNameMismatch":        2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h

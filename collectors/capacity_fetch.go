@@ -29,17 +29,35 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 )
 
-// historyKey identifies one consumed-capacity series.
+// historyKey identifies one consumed-capacity series, or, with prov, one
+// provisioned-capacity series of a base table (modeHistory).
 type historyKey struct {
 	table, index string
 	write        bool
+	prov         bool
 }
 
 func (k historyKey) metric() string {
+	if k.prov {
+		if k.write {
+			return "ProvisionedWriteCapacityUnits"
+		}
+		return "ProvisionedReadCapacityUnits"
+	}
 	if k.write {
 		return "ConsumedWriteCapacityUnits"
 	}
 	return "ConsumedReadCapacityUnits"
+}
+
+// stat is the statistic fetched: the Sum of consumed units, the Average of
+// the provisioned capacity (a gauge CloudWatch samples while the table is
+// provisioned, every 5 minutes).
+func (k historyKey) stat() string {
+	if k.prov {
+		return "Average"
+	}
+	return "Sum"
 }
 
 func (k historyKey) dimensions() []cwtypes.Dimension {
@@ -127,7 +145,7 @@ func fetchBatch(ctx context.Context, t *awsclient.Target, batch []historyQuery, 
 					Dimensions: q.key.dimensions(),
 				},
 				Period: aws.Int32(int32(w.period / time.Second)),
-				Stat:   aws.String("Sum"),
+				Stat:   aws.String(q.key.stat()),
 			},
 			ReturnData: aws.Bool(true),
 		})
