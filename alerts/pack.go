@@ -554,8 +554,8 @@ dynamodb_capacity_mode_switch_daily_cost_dollars[[sel "period=\"since\""]] < [[.
 			Summary: "A DynamoDB billing-mode switch made the table dearer for the same traffic.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) switched to ` +
 				`{{ with printf "dynamodb_capacity_mode_switch_timestamp_seconds{account=%q, region=%q, table=%q}" $labels.account $labels.region $labels.table | query }}{{ . | first | label "to" }} mode at {{ . | first | value | humanizeTimestamp }}{{ else }}another mode{{ end }}: ` +
-				`it paid {{ with printf "dynamodb_capacity_mode_switch_daily_cost_dollars{account=%q, region=%q, table=%q, period=\"before\"}" $labels.account $labels.region $labels.table | query }}{{ . | first | value | printf "%.2f" }} USD{{ else }}(no price for the region){{ end }} a day in the week before and ` +
-				`{{ with printf "dynamodb_capacity_mode_switch_daily_cost_dollars{account=%q, region=%q, table=%q, period=\"since\"}" $labels.account $labels.region $labels.table | query }}{{ . | first | value | printf "%.2f" }} USD{{ else }}(no price){{ end }} a day since (base table throughput), ` +
+				`it paid {{ with printf "dynamodb_capacity_mode_switch_daily_cost_dollars{account=%q, region=%q, table=%q, period=\"before\"}" $labels.account $labels.region $labels.table | query }}{{ . | first | value | printf "%.2f" }} USD{{ else }}an unknown amount (no list price for the region){{ end }} a day in the week before and ` +
+				`{{ with printf "dynamodb_capacity_mode_switch_daily_cost_dollars{account=%q, region=%q, table=%q, period=\"since\"}" $labels.account $labels.region $labels.table | query }}{{ . | first | value | printf "%.2f" }} USD{{ else }}an unknown amount{{ end }} a day since (base table throughput), ` +
 				`{{ $value | humanizePercentage }} more per unit of traffic. A switch meant to save money did the opposite: check the provisioned capacity against the consumed units (a fixed capacity sized "to be safe", no auto-scaling), or switch back.`,
 		},
 		{

@@ -163,9 +163,9 @@ type ModeFigures struct {
 	// ToOnDemand and ToProvisioned count the switches within each of
 	// ModeSwitchWindows, ending at the last hour held.
 	ToOnDemand, ToProvisioned []int
-	// Judged is the latest switch at most 14 days old and at least a day
-	// old, judged; nil when there is none or its before or after hold no
-	// traffic.
+	// Judged is the latest switch, judged when it is at least a day and
+	// at most 14 days old; nil otherwise, or when its before or after
+	// hold no traffic.
 	Judged *ModeSwitchJudgement
 }
 
@@ -197,31 +197,31 @@ func (m *modeHistory) figures(p capacity.Prices, consumedRead, consumedWrite fun
 			}
 		}
 	}
-	for i := len(sw) - 1; i >= 0; i-- {
-		s := sw[i]
-		if end.Sub(s.At) < modeMinAfter {
-			continue
+	// Only the latest switch is judged, once it is a day old: on a table
+	// that switches again within a day (a churn, DynamoDBBillingModeChurn)
+	// no period holds one mode long enough to be judged.
+	if len(sw) == 0 {
+		return f
+	}
+	s := sw[len(sw)-1]
+	if age := end.Sub(s.At); age < modeMinAfter || age > modeJudgeWithin {
+		return f
+	}
+	from := s.At.Add(-modeBefore)
+	if from.Before(m.start) {
+		from = m.start
+	}
+	if s.At.Sub(from) < modeMinAfter {
+		return f
+	}
+	paidB, odB, hB := m.cost(p, from, s.At, consumedRead, consumedWrite)
+	paidS, odS, hS := m.cost(p, s.At, end, consumedRead, consumedWrite)
+	if odB > 0 && odS > 0 && paidB > 0 {
+		f.Judged = &ModeSwitchJudgement{
+			Switch:       s,
+			BeforePerDay: paidB / hB * 24, SincePerDay: paidS / hS * 24,
+			CostChange: (paidS/odS)/(paidB/odB) - 1,
 		}
-		if end.Sub(s.At) > modeJudgeWithin {
-			break
-		}
-		from := s.At.Add(-modeBefore)
-		if from.Before(m.start) {
-			from = m.start
-		}
-		if s.At.Sub(from) < modeMinAfter {
-			break
-		}
-		paidB, odB, hB := m.cost(p, from, s.At, consumedRead, consumedWrite)
-		paidS, odS, hS := m.cost(p, s.At, end, consumedRead, consumedWrite)
-		if odB > 0 && odS > 0 && paidB > 0 {
-			f.Judged = &ModeSwitchJudgement{
-				Switch:       s,
-				BeforePerDay: paidB / hB * 24, SincePerDay: paidS / hS * 24,
-				CostChange: (paidS/odS)/(paidB/odB) - 1,
-			}
-		}
-		break
 	}
 	return f
 }
