@@ -516,11 +516,14 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 				// Fetched again next run.
 				errs = append(errs, o.err)
 			}
+			// A table fails with its consumed history; a failed
+			// billing-mode history (prov) leaves its figures whole and
+			// is fetched again next run (modeHistory).
 			for _, q := range j.batch {
 				failed[q.key] = true
-			}
-			for _, name := range tables {
-				tableFailed[name] = true
+				if !q.key.prov {
+					tableFailed[q.key.table] = true
+				}
 			}
 			f.update(t, func(p *fetchProgress) { p.failed++ })
 		default:
