@@ -415,7 +415,13 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 			tableOrder[q.key.table] = len(tableOrder)
 		}
 	}
+	// The billing-mode requests (prov: hourly, a hundred tables each) go
+	// first, so that no table waits for one of them, its fetched tiers
+	// held, until the end of the fetch.
 	lastTable := func(b []historyQuery) int {
+		if b[0].key.prov {
+			return -1
+		}
 		m := 0
 		for _, q := range b {
 			m = max(m, tableOrder[q.key.table])

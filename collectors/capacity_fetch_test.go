@@ -520,3 +520,33 @@ func (s *syncBuffer) String() string {
 func withLive(c *collectors.Capacity) []prometheus.Metric {
 	return append(c.Metrics(), c.LiveMetrics()...)
 }
+
+// TestCapacityFetchBillingModeFirst: the billing-mode requests (every base
+// table's provisioned read and write capacity, hourly) run before the
+// consumed-history requests, so that a table is derived, and its fetched
+// tiers dropped, as soon as its own consumed history has arrived rather
+// than when the mode request of its hundred tables does.
+func TestCapacityFetchBillingModeFirst(t *testing.T) {
+	sim, url := fetchAccount(t, []string{"us-east-1"}, 40, 26*time.Hour)
+	target := fetchTarget(t, url, "us-east-1", 1)
+	inv := discovered(t, target)
+	c := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, capacitySettings(collectors.FetchSettings{Concurrency: 1, RequestsPerSecond: 1000}))
+	if err := c.Run(context.Background(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var first *awssim.RequestRecord
+	n := 0
+	for _, r := range sim.Requests() {
+		if r.Operation == "GetMetricData" {
+			if first == nil {
+				first = &r
+			}
+			n++
+		}
+	}
+	// 40 base tables x 2 (read, write): one request; the consumed ones hold
+	// 6 queries a table (2 GSIs).
+	if first == nil || first.Queries != 80 || len(first.Tables) != 40 || n < 2 {
+		t.Fatalf("first of %d GetMetricData requests: %+v; want the billing-mode request of the 40 tables (80 queries)", n, first)
+	}
+}

@@ -121,7 +121,12 @@ func (m *modeHistory) forget(keepFrom time.Time) {
 	if n <= 0 {
 		return
 	}
-	n = min(n, len(m.read))
+	if n >= len(m.read) {
+		// Nothing held is kept: start again at keepFrom, not with
+		// a run of hours that would read as on-demand.
+		m.start, m.read, m.write = keepFrom, nil, nil
+		return
+	}
 	m.read = append(m.read[:0:0], m.read[n:]...)
 	m.write = append(m.write[:0:0], m.write[n:]...)
 	m.start = m.start.Add(time.Duration(n) * time.Hour)

@@ -193,6 +193,15 @@ func TestModeHistoryRefresh(t *testing.T) {
 	if n := len(m.switches()); n != 0 || m.end() != rw.end {
 		t.Errorf("after the refresh: %d switches, end %s; want none, %s", n, m.end(), rw.end)
 	}
+	// Away for longer than modeKeep: nothing is kept, and the history
+	// starts again at keepFrom, whole, not after a run of empty hours.
+	later := next.Add(30 * day)
+	lkf := modeKeepFrom(later, time.Time{})
+	m.forget(lkf)
+	lw, ok := m.window(later, lkf)
+	if len(m.read) != 0 || !m.start.Equal(lkf) || !ok || !lw.start.Equal(lkf) {
+		t.Errorf("after 30 days away: start %s, %d hours, window %+v; want none held from %s", m.start, len(m.read), lw, lkf)
+	}
 }
 
 func equalInts(a, b []int) bool {
