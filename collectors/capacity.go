@@ -89,8 +89,8 @@ type TableReport struct {
 	// Traffic holds the base table (Index "") then each GSI.
 	Traffic []TrafficFigures
 	// Switches are the billing-mode figures of the base table's
-	// provisioned-capacity history; nil without one (no price, a failed
-	// fetch).
+	// provisioned-capacity history; nil without one (a table created
+	// within the hour, a failed fetch: fetched again next run).
 	Switches *ModeFigures
 	// Costs holds the cost what-if per window; a window without enough
 	// history is missing.
