@@ -510,18 +510,53 @@ max_over_time(dynamodb:hot_key_signals:count[1d])`,
 		{
 			Alert: "DynamoDBBillingModeChurn", Severity: Warning,
 			Params: []Param{
-				{Name: "churn_window", Kind: Duration, Default: "3d", Doc: "Window in which switches to on-demand are counted."},
+				{Name: "churn_window", Kind: Duration, Default: "3d", Doc: "Window in which switches to on-demand are counted. The history branch reads the capacity collector's count over the same window, which it exports for 1d, 3d, 7d and 14d: another value leaves only the live branch."},
 				{Name: "min_switches", Kind: Number, Default: "2", Doc: "Switches to on-demand within the window that make a churn."},
 			},
-			// The switches seen moving within the window, plus the one the window
-			// starts with when it falls inside the window: a young Prometheus (or
-			// exporter) still counts the switch it first saw.
+			// Live: the switches seen moving within the window, plus the one
+			// the window starts with when it falls inside the window: a young
+			// Prometheus (or exporter) still counts the switch it first saw.
+			// From the history, at the first capacity evaluation: the
+			// switches to on-demand the base table's provisioned-capacity
+			// series shows within the window (DescribeTable keeps only the
+			// latest one), which also counts those made before the exporter
+			// started.
 			Expr: `changes(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]])
   + (time() - min_over_time(dynamodb_last_switch_to_on_demand_timestamp_seconds[[sel]][[rng .P.churn_window]]) < bool [[seconds .P.churn_window]])
->= [[.P.min_switches]]`,
+>= [[.P.min_switches]]
+or
+max without (to, window) (
+  dynamodb_capacity_mode_switches[[sel (print "to=\"on_demand\", window=\"" .P.churn_window "\"")]]
+) >= [[.P.min_switches]]`,
 			Summary: "A DynamoDB table switches billing mode back and forth.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) switched to on-demand {{ $value }} times within the churn window: ` +
 				`its cost figures mean nothing while it flips, and AWS refuses a fifth switch to on-demand within a rolling 24 hours. Stay provisioned and use scheduled scaling for the daily cycle.`,
+		},
+		{
+			Alert: "DynamoDBModeSwitchRegressed", Severity: Warning,
+			Params: []Param{
+				{Name: "max_cost_increase", Kind: Number, Default: "0.2", Doc: "Rise of the cost per unit of traffic after a billing-mode switch (over the week before it) beyond which the switch went the wrong way: 0.2 is 20% dearer for the same traffic."},
+				{Name: "min_daily_cost_dollars", Kind: Number, Default: "1", Doc: "Cost per day since the switch under which a rise is not worth a ticket."},
+			},
+			// From the history only, at the first capacity evaluation: the
+			// capacity collector judges the latest switch of the last 14
+			// days that is at least a day old, from the base table's
+			// provisioned-capacity series (which mode, at what capacity,
+			// hour by hour) and its consumed units, per unit of traffic (a
+			// traffic change is not a regression). No `for`: the figure
+			// already covers a day or more, refreshed hourly.
+			// A region without list prices has the ratio (it does not
+			// depend on the price level) but no daily cost: only a known
+			// daily cost under the minimum holds the alert back.
+			Expr: `dynamodb_capacity_mode_switch_cost_change_ratio[[sel]] > [[.P.max_cost_increase]]
+unless on (account, region, table)
+dynamodb_capacity_mode_switch_daily_cost_dollars[[sel "period=\"since\""]] < [[.P.min_daily_cost_dollars]]`,
+			Summary: "A DynamoDB billing-mode switch made the table dearer for the same traffic.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}) switched to ` +
+				`{{ with printf "dynamodb_capacity_mode_switch_timestamp_seconds{account=%q, region=%q, table=%q}" $labels.account $labels.region $labels.table | query }}{{ . | first | label "to" }} mode at {{ . | first | value | humanizeTimestamp }}{{ else }}another mode{{ end }}: ` +
+				`it paid {{ with printf "dynamodb_capacity_mode_switch_daily_cost_dollars{account=%q, region=%q, table=%q, period=\"before\"}" $labels.account $labels.region $labels.table | query }}{{ . | first | value | printf "%.2f" }} USD{{ else }}an unknown amount (no list price for the region){{ end }} a day in the week before and ` +
+				`{{ with printf "dynamodb_capacity_mode_switch_daily_cost_dollars{account=%q, region=%q, table=%q, period=\"since\"}" $labels.account $labels.region $labels.table | query }}{{ . | first | value | printf "%.2f" }} USD{{ else }}an unknown amount{{ end }} a day since (base table throughput), ` +
+				`{{ $value | humanizePercentage }} more per unit of traffic. A switch meant to save money did the opposite: check the provisioned capacity against the consumed units (a fixed capacity sized "to be safe", no auto-scaling), or switch back.`,
 		},
 		{
 			Alert: "DynamoDBSurgeBecameBaseline", Severity: Info, For: "1h",

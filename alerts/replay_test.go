@@ -43,6 +43,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBOnDemandSustainedWorkload":       7 * time.Hour,                // hourly capacity collector + for 6h
 	"DynamoDBBillingModeChurn":                15 * time.Minute,             // DescribeTable cadence after the switch
 	"DynamoDBSurgeBecameBaseline":             2 * time.Hour,                // hourly capacity collector + for 1h
+	"DynamoDBModeSwitchRegressed":             2 * time.Hour,                // the capacity collector's first evaluation (the first fetch of the history), then hourly
 	"DynamoDBReadWriteRatioDrift":             7 * time.Hour,                // hourly capacity collector + for 6h
 	"DynamoDBTTLValuesNeverExpire":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
 	"DynamoDBTTLAttributeNameMismatch":        2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
@@ -163,10 +164,14 @@ var replayCases = []replayCase{
 	{Scenario: "target-too-high", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBProvisionedThroughputThrottling", "carts-target90", 0},
 		{"DynamoDBTargetUtilizationTooHigh", "carts-target90", 0}}},
+	// Both churn in their history (switches to on-demand at -2d12h and
+	// -22h; every 4 hours since -3d): the churn alert's history branch
+	// (the provisioned-capacity series) sees them at the first capacity
+	// evaluation, before the next live switch.
 	{Scenario: "billing-switch-churn", Duration: 5 * time.Hour, Expect: []expected{
-		{"DynamoDBBillingModeChurn", "reports-churn", 3 * time.Hour}}},
+		{"DynamoDBBillingModeChurn", "reports-churn", 0}}},
 	{Scenario: "billing-switch-schedule", Duration: 6 * time.Hour, Expect: []expected{
-		{"DynamoDBBillingModeChurn", "reports-schedule", 4 * time.Hour},
+		{"DynamoDBBillingModeChurn", "reports-schedule", 0},
 		{"DynamoDBAutoScalingTooSlowForSpikes", "reports-schedule", 2 * time.Hour}}},
 	{Scenario: "surge-never-reevaluated", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBSurgeBecameBaseline", "feeds-surge", 0},
@@ -205,8 +210,8 @@ var replayCases = []replayCase{
 		{"DynamoDBOnDemandSustainedWorkload", "ledger-sustained", 0},
 		{"DynamoDBTTLDeletingLiveData", "orders-ttl-collapse", time.Hour + 40*time.Minute},
 		{"DynamoDBTTLDeletingLiveData", "orders-ttl-retention", 0},
-		{"DynamoDBBillingModeChurn", "reports-churn", 3 * time.Hour},
-		{"DynamoDBBillingModeChurn", "reports-schedule", 4 * time.Hour},
+		{"DynamoDBBillingModeChurn", "reports-churn", 0},
+		{"DynamoDBBillingModeChurn", "reports-schedule", 0},
 		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-deploy", 2 * time.Hour},
 		{"DynamoDBTTLAttributeNameMismatch", "sessions-ttl-deploy", 0},
 		{"DynamoDBTTLValuesNeverExpire", "sessions-ttl-format", 0},

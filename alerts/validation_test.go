@@ -69,8 +69,6 @@ type validationHeader struct {
 // one that is met fails the test until it is removed here, so the list
 // never hides a fixed gap.
 var validationGaps = map[[3]string]string{
-	{"cap-mode-switch-regressed.yaml", "DynamoDBModeSwitchRegressed", "v-cap-billing-ledger"}:                     "no such alert yet: judging a switch against the week before needs the cost paid per week in each mode, and DescribeTable gives no time of a switch to provisioned",
-	{"cap-mode-churn-nightly.yaml", "DynamoDBBillingModeChurn", "v-cap-reports-nightly"}:                          "the churn is in the history: DescribeTable holds only the latest switch to on-demand, so the alert sees the second switch live, at +1h, not the week of switches before the exporter started",
 	{"ttl-firmware-lambda-camelcase.yaml", "DynamoDBTTLAttributeNameMismatch", "v-device-shadow-snapshots"}:       "a third of the new writes under expiresAt stays under the candidate share the sampler needs within the deadline on a table whose older items all carry the right name",
 	{"ttl-transcripts-retention-too-long.yaml", "DynamoDBTTLRetentionBehindWrites", "v-support-chat-transcripts"}: "the rule compares a day of growth with a day of the TTL deletion counter, which Prometheus holds only a day after the exporter starts: it cannot judge the history at the first evaluation (a fetched history of TimeToLiveDeletedItemCount would)",
 	{"ttl-retention-hours-as-seconds.yaml", "DynamoDBTTLDeletingLiveData", "v-playback-resume-points"}:            "a retention bug on a table already deleting at its write rate only doubles deletions (under deletion_factor 3), and the stalled-expiry branch needs its 6-hour window",

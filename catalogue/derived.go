@@ -33,12 +33,21 @@ const (
 	CapacityDiagnosisLastThrottled = "dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds"
 	CapacitySimulatedScalingEvents = "dynamodb_capacity_simulated_scaling_events_per_day"
 	CapacitySimulatedUtilization   = "dynamodb_capacity_simulated_utilization_ratio"
-	capacityHistorySource          = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
-	capacityCostSource             = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
-	derivedNote                    = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
-	costNote                       = " Throughput only: storage, backups, streams and data transfer are out of scope."
-	diagnosisSource                = "CloudWatch consumed history, Application Auto Scaling policy (target, min, max, cooldowns), DescribeTable billing mode; capacity package auto-scaling simulation (capacity.DiagnoseTable)"
-	diagnosisScope                 = " Only for a PROVISIONED table, per table (index empty) or GSI, for a dimension its own auto-scaling policy scales; the simulation runs the policy the table has now over the whole window, also before a change of the policy within it; the window covers what dynamodb_capacity_cost_trace_seconds says (less for a younger table); a minute without a datapoint counts as no traffic."
+	// The billing-mode history of a base table (its provisioned-capacity
+	// series) and the judgement of its latest switch.
+	CapacityModeSwitches         = "dynamodb_capacity_mode_switches"
+	CapacityModeSwitchTimestamp  = "dynamodb_capacity_mode_switch_timestamp_seconds"
+	CapacityModeSwitchDailyCost  = "dynamodb_capacity_mode_switch_daily_cost_dollars"
+	CapacityModeSwitchCostChange = "dynamodb_capacity_mode_switch_cost_change_ratio"
+	modeHistorySource            = "CloudWatch ProvisionedReadCapacityUnits / ProvisionedWriteCapacityUnits history of the base table, hourly Average (published only while the table is provisioned), over the last 21 days"
+	modeCostSource               = "CloudWatch provisioned-capacity and consumed history of the base table; capacity package built-in or configured prices"
+	modeNote                     = " Base table only: a GSI follows its table's billing mode, and its cost is not counted. An hour with a provisioned-capacity sample counts as provisioned, one without as on-demand; a switch is dated at the first whole hour in the new mode."
+	capacityHistorySource        = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
+	capacityCostSource           = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
+	derivedNote                  = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
+	costNote                     = " Throughput only: storage, backups, streams and data transfer are out of scope."
+	diagnosisSource              = "CloudWatch consumed history, Application Auto Scaling policy (target, min, max, cooldowns), DescribeTable billing mode; capacity package auto-scaling simulation (capacity.DiagnoseTable)"
+	diagnosisScope               = " Only for a PROVISIONED table, per table (index empty) or GSI, for a dimension its own auto-scaling policy scales; the simulation runs the policy the table has now over the whole window, also before a change of the policy within it; the window covers what dynamodb_capacity_cost_trace_seconds says (less for a younger table); a minute without a datapoint counts as no traffic."
 )
 
 var (
@@ -104,6 +113,18 @@ var derivedFamilies = []Family{
 	{CapacitySimulatedScalingEvents, Gauge,
 		"Scaling decisions (scale-outs plus scale-ins) per day of the simulation of the table's current auto-scaling policy over the window (7d); many decisions while dynamodb_capacity_simulated_utilization_ratio stays low mean a policy too sensitive for the traffic." + diagnosisScope + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, LabelWindow}, "decisions per day", diagnosisSource},
+	{CapacityModeSwitches, Gauge,
+		"Billing-mode switches of the table seen in its provisioned-capacity history within the window (1d, 3d, 7d or 14d, ending at the last whole hour held), by direction (to: on_demand or provisioned). Unlike dynamodb_last_switch_to_on_demand_timestamp_seconds (DescribeTable keeps only the latest switch to on-demand), it counts the switches made before the exporter started, both ways. A direction without a switch in the window has no series: absent means none." + modeNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "to", LabelWindow}, "switches", modeHistorySource},
+	{CapacityModeSwitchTimestamp, Gauge,
+		"Time, as Unix seconds, of the latest billing-mode switch at least a day and at most 14 days old (the one judged by dynamodb_capacity_mode_switch_cost_change_ratio), by direction (to: on_demand or provisioned); absent when there is none." + modeNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "to"}, "seconds since epoch", modeHistorySource},
+	{CapacityModeSwitchDailyCost, Gauge,
+		"Throughput cost per day actually paid around the switch of dynamodb_capacity_mode_switch_timestamp_seconds, by period: before (the 7 days before it, fewer when the history is shorter) or since (from it to the last whole hour held); provisioned hours at the provisioned capacity paid, on-demand hours at the on-demand price of the units consumed." + modeNote + costNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "period"}, "USD per day", modeCostSource},
+	{CapacityModeSwitchCostChange, Gauge,
+		"Cost per unit of traffic since the switch of dynamodb_capacity_mode_switch_timestamp_seconds over the cost per unit of traffic in the 7 days before it, minus 1: the cost paid divided by the on-demand price of the units consumed, in each period, so that a change of traffic is not taken for a change of price. Positive when the switch made the table dearer for the same traffic (0.2: 20% dearer); absent without a judged switch or without traffic on either side." + modeNote + costNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable}, "ratio", modeCostSource},
 	{CapacitySimulatedUtilization, Gauge,
 		"Consumed capacity units over the simulated provisioned capacity of the table's current auto-scaling policy, over the window (7d): the utilization the policy achieves for the traffic, to read against its target." + diagnosisScope + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, LabelWindow}, "ratio", diagnosisSource},

@@ -183,7 +183,14 @@ func TestDemoServesEveryFamily(t *testing.T) {
 			// and the simulation throttles nothing; their saturated
 			// time shows the failure instead (collectors
 			// TestDiagnosisOfTheDemo).
-			if f.Name == catalogue.ExporterAWSRequestErrorsTotal || f.Name == catalogue.CapacityDiagnosisThrottled {
+			// The judgement of a billing-mode switch needs a latest
+			// switch 1 to 14 days old: the demo's switching tables
+			// (reports-churn, reports-schedule) switch again within a
+			// day, so none is judged (the validation scenario
+			// cap-mode-switch-regressed has one; exporter
+			// TestCapacityModeSwitchFromTheHistory emits them).
+			if f.Name == catalogue.ExporterAWSRequestErrorsTotal || f.Name == catalogue.CapacityDiagnosisThrottled ||
+				f.Name == catalogue.CapacityModeSwitchTimestamp || f.Name == catalogue.CapacityModeSwitchDailyCost || f.Name == catalogue.CapacityModeSwitchCostChange {
 				continue
 			}
 			if !strings.Contains(body, "\n"+f.Name+"{") && !strings.Contains(body, "\n"+f.Name+"_count{") && !strings.Contains(body, "\n"+f.Name+" ") {

@@ -69,6 +69,9 @@ type capacityState struct {
 	whatIf  map[historyKey]*whatIf
 	scaling map[ScalingResource]scalingPolicy
 	reports []TableReport
+	// modes holds the provisioned-capacity history of each base table, by
+	// table name (capacity_mode.go).
+	modes map[string]*modeHistory
 	// warned holds the tables (and billing modes) whose unknown billing
 	// mode was logged, so that it is logged once.
 	warned map[string]bool
@@ -85,6 +88,10 @@ type TableReport struct {
 	Mode capacity.Mode
 	// Traffic holds the base table (Index "") then each GSI.
 	Traffic []TrafficFigures
+	// Switches are the billing-mode figures of the base table's
+	// provisioned-capacity history; nil without one (a table created
+	// within the hour, a failed fetch: fetched again next run).
+	Switches *ModeFigures
 	// Costs holds the cost what-if per window; a window without enough
 	// history is missing.
 	Costs []WindowCost
@@ -214,6 +221,18 @@ func (c *Capacity) PlanCost(t *awsclient.Target, now time.Time, interval time.Du
 				qr = append(qr, historyQuery{k, w})
 			}
 		}
+		// The billing-mode history: hourly, so a refresh fetches it once
+		// an hour.
+		kf := modeKeepFrom(b.end, created)
+		if w, ok := (*modeHistory)(nil).window(b.end, kf); ok {
+			qf = append(qf, modeQueries(tb.Name, w)...)
+			m := &modeHistory{start: w.start}
+			m.apply(false, w, nil, nil)
+			m.apply(true, w, nil, nil)
+			if w, ok := m.window(next.end, modeKeepFrom(next.end, created)); ok {
+				qr = append(qr, modeQueries(tb.Name, w)...)
+			}
+		}
 	}
 	return costOf(qf), costOf(qr)
 }
@@ -226,12 +245,21 @@ func creation(tb *Table) time.Time {
 	return time.Time{}
 }
 
+// modeQueries returns the queries of a table's provisioned read and write
+// capacity over w (base table only: a GSI follows its table's mode).
+func modeQueries(table string, w fetchWindow) []historyQuery {
+	return []historyQuery{
+		{historyKey{table: table, prov: true}, w},
+		{historyKey{table: table, write: true, prov: true}, w},
+	}
+}
+
 // historyKeys lists the series of a table: read and write of the table and
 // of each GSI.
 func historyKeys(tb *Table) []historyKey {
 	var out []historyKey
 	for _, idx := range append([]string{""}, tb.IndexNames()...) {
-		out = append(out, historyKey{tb.Name, idx, false}, historyKey{tb.Name, idx, true})
+		out = append(out, historyKey{table: tb.Name, index: idx, write: false}, historyKey{table: tb.Name, index: idx, write: true})
 	}
 	return out
 }
@@ -278,11 +306,11 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			keep[k] = true
 		}
 		for _, idx := range append([]string{""}, tb.IndexNames()...) {
-			k := historyKey{tb.Name, idx, false}
+			k := historyKey{table: tb.Name, index: idx, write: false}
 			if w := st.whatIf[k]; w != nil && !w.runs(settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay), provisioned(tb)) {
 				delete(st.whatIf, k)
 				delete(st.hist, k)
-				delete(st.hist, historyKey{tb.Name, idx, true})
+				delete(st.hist, historyKey{table: tb.Name, index: idx, write: true})
 			}
 		}
 	}
@@ -294,6 +322,14 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	for k := range st.whatIf {
 		if !keep[k] {
 			delete(st.whatIf, k)
+		}
+	}
+	if st.modes == nil {
+		st.modes = map[string]*modeHistory{}
+	}
+	for name := range st.modes {
+		if !keep[historyKey{table: name}] {
+			delete(st.modes, name)
 		}
 	}
 
@@ -310,7 +346,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 				if !k.write {
 					// Its write series' older hours are held merged in
 					// it (splitFrom): both are fetched again.
-					delete(st.hist, historyKey{k.table, k.index, true})
+					delete(st.hist, historyKey{table: k.table, index: k.index, write: true})
 				}
 			}
 			for _, w := range windowsFor(h, b, created) {
@@ -319,6 +355,17 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			if h == nil {
 				fresh[k] = newHistory(b.since(created))
 			}
+		}
+		kf := modeKeepFrom(b.end, created)
+		m := st.modes[tb.Name]
+		if m != nil {
+			m.forget(kf)
+		}
+		if w, ok := m.window(b.end, kf); ok {
+			if m == nil {
+				st.modes[tb.Name] = &modeHistory{start: w.start}
+			}
+			qs = append(qs, modeQueries(tb.Name, w)...)
 		}
 	}
 	// A table is derived, and its history compacted, as soon as its last
@@ -337,6 +384,13 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	complete := func(i int) {
 		tb := tables[i]
 		own := b.since(creation(tb))
+		for _, k := range modeQueries(tb.Name, fetchWindow{}) {
+			if failed[k.key] {
+				// Hours without samples read as on-demand: fetched
+				// again, whole, next run.
+				delete(st.modes, tb.Name)
+			}
+		}
 		for _, k := range historyKeys(tb) {
 			if failed[k] {
 				continue
@@ -378,6 +432,17 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 	// window it brought.
 	applyBatch := func(batch []historyQuery, res []queryResult) {
 		for i, q := range batch {
+			if q.key.prov {
+				if m := st.modes[q.key.table]; m != nil {
+					m.apply(q.key.write, q.w, res[i].ts, res[i].vs)
+				}
+				if pending[q.key.table]--; pending[q.key.table] == 0 {
+					j := index[q.key.table]
+					complete(j)
+					done[j] = true
+				}
+				continue
+			}
 			h := fresh[q.key]
 			if h == nil {
 				h = st.hist[q.key]
@@ -454,7 +519,7 @@ func (c *Capacity) merge(st *capacityState, tb *Table, b bounds) {
 	}
 	split := c.splitFrom(b)
 	for _, idx := range append([]string{""}, tb.IndexNames()...) {
-		read, write := st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}]
+		read, write := st.hist[historyKey{table: tb.Name, index: idx, write: false}], st.hist[historyKey{table: tb.Name, index: idx, write: true}]
 		if read != nil && write != nil {
 			mergeHours(read, write, split)
 		}
@@ -474,7 +539,7 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	r := &TableReport{Account: t.Account, Region: t.Region, Table: tb.Name, Mode: capacity.Mode(tb.BillingMode())}
 	var workloads []capacity.Workload
 	for _, idx := range append([]string{""}, tb.IndexNames()...) {
-		read, write := st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}]
+		read, write := st.hist[historyKey{table: tb.Name, index: idx, write: false}], st.hist[historyKey{table: tb.Name, index: idx, write: true}]
 		if read == nil || write == nil {
 			return nil, nil
 		}
@@ -484,6 +549,7 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 		}))
 		workloads = append(workloads, capacity.Workload{Settings: settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay)})
 	}
+	r.Switches = c.modeFigures(t, st, tb)
 	if err := r.Mode.Validate(); err != nil {
 		// A billing mode this exporter does not know (AWS added one): the
 		// what-if cannot price it. Returned as an error every run (counted
@@ -540,8 +606,8 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	reads, writes := make([]*history, len(idxs)), make([]*history, len(idxs))
 	runs := make([]*whatIf, len(idxs))
 	for i, idx := range idxs {
-		reads[i], writes[i] = st.hist[historyKey{tb.Name, idx, false}], st.hist[historyKey{tb.Name, idx, true}]
-		w, err := c.whatIfFor(st, historyKey{tb.Name, idx, false}, reads[i], writes[i], workloads[i].Settings, provisioned(tb), runFrom, b.end)
+		reads[i], writes[i] = st.hist[historyKey{table: tb.Name, index: idx, write: false}], st.hist[historyKey{table: tb.Name, index: idx, write: true}]
+		w, err := c.whatIfFor(st, historyKey{table: tb.Name, index: idx, write: false}, reads[i], writes[i], workloads[i].Settings, provisioned(tb), runFrom, b.end)
 		if err != nil {
 			if len(idxs) > 1 {
 				err = fmt.Errorf("workload %d: %w", i, err)
@@ -577,6 +643,43 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	return r, nil
 }
 
+// modeFigures derives the billing-mode figures of a table from its
+// provisioned-capacity history; nil without one. The switch counts need no
+// price. The judgement's cost change is a ratio of ratios (cost paid over
+// the on-demand price of the same units, after over before the switch): it
+// depends on the ratio of provisioned to on-demand prices, not on their
+// level, so a region without list prices (and no override) is judged at
+// us-east-1's, which AWS's regional premium (the same for both modes)
+// leaves unchanged; its daily costs, which do depend on the level, are then
+// not published.
+func (c *Capacity) modeFigures(t *awsclient.Target, st *capacityState, tb *Table) *ModeFigures {
+	m := st.modes[tb.Name]
+	if m == nil || len(m.read) == 0 {
+		return nil
+	}
+	read, write := st.hist[historyKey{table: tb.Name}], st.hist[historyKey{table: tb.Name, write: true}]
+	if read == nil || write == nil {
+		return nil
+	}
+	priced := true
+	prices, err := capacity.PricesForClass(t.Region, tableClass(tb), c.settings.Prices...)
+	if err != nil {
+		priced = false
+		if prices, err = capacity.PricesForClass(proxyPriceRegion, tableClass(tb)); err != nil {
+			return nil
+		}
+	}
+	f := m.figures(prices, read.hourly, write.hourly)
+	if f.Judged != nil && !priced {
+		f.Judged.BeforePerDay, f.Judged.SincePerDay = math.NaN(), math.NaN()
+	}
+	return &f
+}
+
+// proxyPriceRegion is the region whose list prices judge a switch in a
+// region without any (modeFigures).
+const proxyPriceRegion = "us-east-1"
+
 // chart returns the chart of a report of the last run (hourlyHistory),
 // computed from what the collector holds: the histories, and each
 // what-if's running simulation advanced again over the minutes still open
@@ -592,8 +695,8 @@ func (st *capacityState) chart(r *TableReport) HourlyHistory {
 	reads, writes := make([]*history, len(r.Traffic)), make([]*history, len(r.Traffic))
 	runs := make([]*whatIf, len(r.Traffic))
 	for i, f := range r.Traffic {
-		key := historyKey{r.Table, f.Index, false}
-		read, write, w := st.hist[key], st.hist[historyKey{r.Table, f.Index, true}], st.whatIf[key]
+		key := historyKey{table: r.Table, index: f.Index, write: false}
+		read, write, w := st.hist[key], st.hist[historyKey{table: r.Table, index: f.Index, write: true}], st.whatIf[key]
 		if read == nil || write == nil || w == nil {
 			return HourlyHistory{}
 		}
@@ -642,6 +745,7 @@ func (c *Capacity) forgetRecreated(t *awsclient.Target, st *capacityState, table
 				delete(st.whatIf, k)
 			}
 		}
+		delete(st.modes, tb.Name)
 		c.logger.Info("table re-created under the same name; its capacity history and what-if start again from its creation", "account", t.Account, "region", t.Region, "table", tb.Name, "old_creation", old, "creation", at)
 	}
 	for name := range st.created {
@@ -765,6 +869,26 @@ func (st *capacityState) metrics() []prometheus.Metric {
 				add(catalogue.CapacityBaselineUnits, s.Pre, with("pre_surge")...)
 				add(catalogue.CapacitySurgeRetention, s.Retention, base...)
 				add(catalogue.CapacitySurgePeakTimestamp, unixSeconds(s.PeakAt), base...)
+			}
+		}
+		if f := r.Switches; f != nil {
+			for k, w := range ModeSwitchWindows {
+				if n := f.ToOnDemand[k]; n > 0 {
+					add(catalogue.CapacityModeSwitches, float64(n), r.Account, r.Region, r.Table, "on_demand", w.Label)
+				}
+				if n := f.ToProvisioned[k]; n > 0 {
+					add(catalogue.CapacityModeSwitches, float64(n), r.Account, r.Region, r.Table, "provisioned", w.Label)
+				}
+			}
+			if j := f.Judged; j != nil {
+				to := "provisioned"
+				if j.Switch.ToOnDemand {
+					to = "on_demand"
+				}
+				add(catalogue.CapacityModeSwitchTimestamp, unixSeconds(j.Switch.At), r.Account, r.Region, r.Table, to)
+				add(catalogue.CapacityModeSwitchDailyCost, j.BeforePerDay, r.Account, r.Region, r.Table, "before")
+				add(catalogue.CapacityModeSwitchDailyCost, j.SincePerDay, r.Account, r.Region, r.Table, "since")
+				add(catalogue.CapacityModeSwitchCostChange, j.CostChange, r.Account, r.Region, r.Table)
 			}
 		}
 		for _, wc := range r.Costs {

@@ -142,7 +142,7 @@ func benchCycle(tb testing.TB, c *Capacity, target *awsclient.Target, st *capaci
 // old table: roll, apply the 65 minutes fetched, fold the settled ones.
 func BenchmarkHistoryUpdate(b *testing.B) {
 	_, _, st := benchCollector(b, benchTable("t"))
-	h := st.hist[historyKey{"t", "", false}]
+	h := st.hist[historyKey{table: "t", index: "", write: false}]
 	f := benchTraffic(1)
 	end := benchEnd
 	b.ReportAllocs()

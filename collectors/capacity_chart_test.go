@@ -30,8 +30,8 @@ func storedChart(t *testing.T, c *Capacity, st *capacityState, tb *Table, b boun
 	var reads, writes []*history
 	var runs []*whatIf
 	for _, idx := range append([]string{""}, tb.IndexNames()...) {
-		key := historyKey{tb.Name, idx, false}
-		read, write := st.hist[key], st.hist[historyKey{tb.Name, idx, true}]
+		key := historyKey{table: tb.Name, index: idx, write: false}
+		read, write := st.hist[key], st.hist[historyKey{table: tb.Name, index: idx, write: true}]
 		w, err := c.whatIfFor(st, key, read, write, settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay), provisioned(tb), runFrom, b.end)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestChartOnDemandEqualsStored(t *testing.T) {
 				t.Fatalf("cycle %d, %s: report %v, %v", cycle, tb.Name, r, err)
 			}
 			stored = append(stored, storedChart(t, c, st, tb, b))
-			if h := st.hist[historyKey{tb.Name, "", false}]; h.staged == nil {
+			if h := st.hist[historyKey{table: tb.Name, index: "", write: false}]; h.staged == nil {
 				foldedFrom[tb.Name] = h.tail0
 			}
 			// What the run does after deriving the report (runTarget).
@@ -133,7 +133,7 @@ func TestChartOnDemandEqualsStored(t *testing.T) {
 				t.Fatalf("cycle %d, %s: chart of %d hours from %v, the run's %d from %v", cycle, r.Table, len(got.ConsumedRead), got.Start, len(old.ConsumedRead), old.Start)
 			}
 			// The hours the run folded after deriving the report.
-			h := st.hist[historyKey{r.Table, "", false}]
+			h := st.hist[historyKey{table: r.Table, index: "", write: false}]
 			from := foldedFrom[r.Table]
 			// What the previous cycle charted on demand for an hour it
 			// held as an hourly Sum is what this run charts for it.

@@ -298,7 +298,7 @@ func TestDiagnosisOfAProvisionedAutoScaledTable(t *testing.T) {
 	if got := find(ss, catalogue.CapacityDiagnosisThrottled, "table=prov", "dimension=read", "cause=target"); len(got) != 0 {
 		t.Errorf("after the target went to 70%%: %v, want no target units in either window", got)
 	}
-	if w := st.whatIf[historyKey{"prov", "", false}]; w == nil || w.stream.Compared() != [2]bool{} {
+	if w := st.whatIf[historyKey{table: "prov", index: "", write: false}]; w == nil || w.stream.Compared() != [2]bool{} {
 		t.Error("a 70% policy still runs the comparison")
 	}
 }

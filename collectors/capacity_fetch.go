@@ -29,17 +29,35 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/config"
 )
 
-// historyKey identifies one consumed-capacity series.
+// historyKey identifies one consumed-capacity series, or, with prov, one
+// provisioned-capacity series of a base table (modeHistory).
 type historyKey struct {
 	table, index string
 	write        bool
+	prov         bool
 }
 
 func (k historyKey) metric() string {
+	if k.prov {
+		if k.write {
+			return "ProvisionedWriteCapacityUnits"
+		}
+		return "ProvisionedReadCapacityUnits"
+	}
 	if k.write {
 		return "ConsumedWriteCapacityUnits"
 	}
 	return "ConsumedReadCapacityUnits"
+}
+
+// stat is the statistic fetched: the Sum of consumed units, the Average of
+// the provisioned capacity (a gauge CloudWatch samples while the table is
+// provisioned, every 5 minutes).
+func (k historyKey) stat() string {
+	if k.prov {
+		return "Average"
+	}
+	return "Sum"
 }
 
 func (k historyKey) dimensions() []cwtypes.Dimension {
@@ -127,7 +145,7 @@ func fetchBatch(ctx context.Context, t *awsclient.Target, batch []historyQuery, 
 					Dimensions: q.key.dimensions(),
 				},
 				Period: aws.Int32(int32(w.period / time.Second)),
-				Stat:   aws.String("Sum"),
+				Stat:   aws.String(q.key.stat()),
 			},
 			ReturnData: aws.Bool(true),
 		})
@@ -397,7 +415,13 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 			tableOrder[q.key.table] = len(tableOrder)
 		}
 	}
+	// The billing-mode requests (prov: hourly, a hundred tables each) go
+	// first, so that no table waits for one of them, its fetched tiers
+	// held, until the end of the fetch.
 	lastTable := func(b []historyQuery) int {
+		if b[0].key.prov {
+			return -1
+		}
 		m := 0
 		for _, q := range b {
 			m = max(m, tableOrder[q.key.table])
@@ -498,11 +522,14 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 				// Fetched again next run.
 				errs = append(errs, o.err)
 			}
+			// A table fails with its consumed history; a failed
+			// billing-mode history (prov) leaves its figures whole and
+			// is fetched again next run (modeHistory).
 			for _, q := range j.batch {
 				failed[q.key] = true
-			}
-			for _, name := range tables {
-				tableFailed[name] = true
+				if !q.key.prov {
+					tableFailed[q.key.table] = true
+				}
 			}
 			f.update(t, func(p *fetchProgress) { p.failed++ })
 		default:

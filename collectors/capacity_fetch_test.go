@@ -439,10 +439,14 @@ func TestCapacityFetchOneTableFailingStopsNoOther(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
 		t.Fatalf("err = %v, want the AccessDenied of the failing requests", err)
 	}
-	// The requests that named t-0003, and the tables they read.
+	// The requests of consumed history that named t-0003, and the tables
+	// they read. The billing-mode history of every table (2 queries a
+	// table, base table only: the consumed requests hold 6, with 2 GSIs)
+	// shares one request with t-0003 too, but its failure loses no figure
+	// but its own.
 	lost := map[string]bool{}
 	for _, r := range sim.Requests() {
-		if r.Operation == "GetMetricData" && slices.Contains(r.Tables, "t-0003") {
+		if r.Operation == "GetMetricData" && slices.Contains(r.Tables, "t-0003") && r.Queries != 2*len(r.Tables) {
 			for _, tb := range r.Tables {
 				lost[tb] = true
 			}
@@ -457,6 +461,9 @@ func TestCapacityFetchOneTableFailingStopsNoOther(t *testing.T) {
 	reported := map[string]bool{}
 	for _, r := range c.Reports() {
 		reported[r.Table] = true
+		if r.Switches != nil {
+			t.Errorf("table %s: billing-mode figures %+v from a failed request", r.Table, r.Switches)
+		}
 	}
 	for i := range 40 {
 		name := fmt.Sprintf("t-%04d", i)
@@ -512,4 +519,34 @@ func (s *syncBuffer) String() string {
 // (the fetch's progress), as a scrape sees them.
 func withLive(c *collectors.Capacity) []prometheus.Metric {
 	return append(c.Metrics(), c.LiveMetrics()...)
+}
+
+// TestCapacityFetchBillingModeFirst: the billing-mode requests (every base
+// table's provisioned read and write capacity, hourly) run before the
+// consumed-history requests, so that a table is derived, and its fetched
+// tiers dropped, as soon as its own consumed history has arrived rather
+// than when the mode request of its hundred tables does.
+func TestCapacityFetchBillingModeFirst(t *testing.T) {
+	sim, url := fetchAccount(t, []string{"us-east-1"}, 40, 26*time.Hour)
+	target := fetchTarget(t, url, "us-east-1", 1)
+	inv := discovered(t, target)
+	c := collectors.NewCapacity(collectors.Deps{Targets: []*awsclient.Target{target}, Inventory: inv, Logger: slog.New(slog.DiscardHandler)}, capacitySettings(collectors.FetchSettings{Concurrency: 1, RequestsPerSecond: 1000}))
+	if err := c.Run(context.Background(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var first *awssim.RequestRecord
+	n := 0
+	for _, r := range sim.Requests() {
+		if r.Operation == "GetMetricData" {
+			if first == nil {
+				first = &r
+			}
+			n++
+		}
+	}
+	// 40 base tables x 2 (read, write): one request; the consumed ones hold
+	// 6 queries a table (2 GSIs).
+	if first == nil || first.Queries != 80 || len(first.Tables) != 40 || n < 2 {
+		t.Fatalf("first of %d GetMetricData requests: %+v; want the billing-mode request of the 40 tables (80 queries)", n, first)
+	}
 }

@@ -110,7 +110,7 @@ func TestMergedHoursKeepFigures(t *testing.T) {
 				continue
 			}
 			// A series younger than splitFrom has no hour to merge.
-			if read := st.hist[historyKey{k.table, k.index, false}]; read.merged.After(r.h0) && len(h.hours) >= len(r.hours) {
+			if read := st.hist[historyKey{table: k.table, index: k.index, write: false}]; read.merged.After(r.h0) && len(h.hours) >= len(r.hours) {
 				t.Errorf("%s: write series %v holds %d hours merged, %d apart", what, k, len(h.hours), len(r.hours))
 			} else if !read.merged.After(r.h0) && len(h.hours) != len(r.hours) {
 				t.Errorf("%s: write series %v holds %d hours merged, %d apart, none merged", what, k, len(h.hours), len(r.hours))
@@ -118,7 +118,9 @@ func TestMergedHoursKeepFigures(t *testing.T) {
 			writes++
 		}
 	}
-	series := func(write bool) *history { return merged.state[a.target.Key()].hist[historyKey{"surge", "", write}] }
+	series := func(write bool) *history {
+		return merged.state[a.target.Key()].hist[historyKey{table: "surge", index: "", write: write}]
+	}
 	boundary := func() time.Time { return series(false).merged }
 	// fetchedAgain runs the collectors and checks that surge's series were
 	// fetched again (read, write or both), and no other.
@@ -171,7 +173,7 @@ func TestMergedHoursKeepFigures(t *testing.T) {
 	// series, whose older hours it held.
 	stale := func(write bool) {
 		for _, c := range []*Capacity{merged, split} {
-			h := c.state[a.target.Key()].hist[historyKey{"surge", "", write}]
+			h := c.state[a.target.Key()].hist[historyKey{table: "surge", index: "", write: write}]
 			h.tail0, h.tail = h.tail0.Add(-16*day), h.tail[:0]
 		}
 		a.clk.Advance(time.Hour)

@@ -69,7 +69,7 @@ func TestWhatIfSettingsChangeStartsAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := c.state[target.Key()]
-		return st.hist[historyKey{"prov", "", false}], st.whatIf[historyKey{"prov", "", false}]
+		return st.hist[historyKey{table: "prov", index: "", write: false}], st.whatIf[historyKey{table: "prov", index: "", write: false}]
 	}
 	h1, w1 := run(now)
 	if h1 == nil || w1 == nil || h1.staged != nil || w1.settings.Read.AutoScaling == nil || w1.settings.Read.AutoScaling.Target != 0.7 {

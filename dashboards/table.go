@@ -106,6 +106,14 @@ func tableBoard() board {
 				"positive when provisioned is cheaper. Its sign does not flip when the table switches mode, so it stays readable on a table that churns (see the annotations). " +
 				"The dashed line is the pack's min_monthly_spend_dollars.",
 			queries: []query{{expr: sel(c.CapacityProvisionedSaving, selT), legend: "{{window}}"}}},
+		{kind: timeSeries, title: "Billing-mode switches in the history, and the latest switch's cost per day", unit: unitUSD,
+			description: "From the base table's provisioned-capacity history (CloudWatch publishes it only while the table is provisioned): the cost paid per day in the 7 days " +
+				"before the latest billing-mode switch (before) and since it (since), when the switch is 1 to 14 days old, provisioned hours at the capacity paid and on-demand hours " +
+				"at the on-demand price of the units consumed (base table only); and the switches to on-demand and to provisioned within 7 days. " +
+				"A since line above the before line with the same traffic is DynamoDBModeSwitchRegressed; several switches to on-demand within the churn window is DynamoDBBillingModeChurn.",
+			queries: []query{
+				{expr: sel(c.CapacityModeSwitchDailyCost, selT), legend: "{{period}}"},
+				{expr: sel(c.CapacityModeSwitches, selT, `window="7d"`), legend: "switches to {{to}} (7d)", unit: unitCount}}},
 		{kind: tablePanel, title: "Recommendation", unit: unitInfo, merge: true,
 			description: "The exporter's billing-mode recommendation per window: keep, switch_to_on_demand or switch_to_provisioned, with its reason: cheaper, " +
 				"saving_below_minimum, simulated_throttling (provisioned would throttle) or traffic_below_minimum (not worth the effort).",

@@ -3,6 +3,7 @@ package exporter_test
 import (
 	"context"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -361,8 +362,10 @@ func bigAccount(sim *awssim.Server) {
 
 // TestCapacityHistoryCost counts the GetMetricData requests and metrics the
 // capacity collector makes for 100 tables with 2 GSIs: the first cycle
-// fetches 90 days (1-minute, 5-minute and hourly windows), each later hourly
-// cycle only the new minutes.
+// fetches 90 days (1-minute, 5-minute and hourly windows) and 21 days of
+// each base table's provisioned read and write capacity (hourly, one
+// request of 200 queries), each later hourly cycle only the new minutes and
+// the new hour of provisioned capacity (with the last one again).
 func TestCapacityHistoryCost(t *testing.T) {
 	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", bigAccount)
 	ctx := context.Background()
@@ -381,26 +384,27 @@ func TestCapacityHistoryCost(t *testing.T) {
 	t.Logf("first cycle: %d GetMetricData requests, %d metrics requested", req, q)
 	// 600 series x 3 windows. Per request: hourly 27 days (648 points) 155
 	// queries, 5-minute 48 days (13,824 points) 7, 1-minute 15 days
-	// (21,597 points) 4, within the 100,800 points of one page.
-	if q != 1800 || req != 4+86+150 {
-		t.Errorf("first cycle: %d requests, %d metrics; want 240, 1800", req, q)
+	// (21,597 points) 4, within the 100,800 points of one page; the
+	// billing mode, 200 series of 504 hours, one request.
+	if q != 1800+200 || req != 4+86+150+1 {
+		t.Errorf("first cycle: %d requests, %d metrics; want 241, 2000", req, q)
 	}
 	first, refresh := h.app.Capacity.PlanCost(h.app.Targets[0], start, time.Hour)
-	if first != (collectors.FetchCost{Requests: 240, Metrics: 1800}) || refresh != (collectors.FetchCost{Requests: 2, Metrics: 600}) {
-		t.Errorf("PlanCost = %+v, %+v; want {240 1800}, {2 600}", first, refresh)
+	if first != (collectors.FetchCost{Requests: 241, Metrics: 2000}) || refresh != (collectors.FetchCost{Requests: 3, Metrics: 800}) {
+		t.Errorf("PlanCost = %+v, %+v; want {241 2000}, {3 800}", first, refresh)
 	}
 	for hour := 1; hour <= 2; hour++ {
 		h.clk.Advance(time.Hour)
 		h.app.Scheduler.RunOnceNamed(ctx, "capacity")
 		req, q = count()
 		t.Logf("hour %d: %d GetMetricData requests, %d metrics requested", hour, req, q)
-		if req != 2 || q != 600 {
-			t.Errorf("hour %d: %d requests, %d metrics; want 2, 600", hour, req, q)
+		if req != 3 || q != 800 {
+			t.Errorf("hour %d: %d requests, %d metrics; want 3, 800", hour, req, q)
 		}
 	}
 	body := h.scrape()
-	if got := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); got != 1800+2*600 {
-		t.Errorf("metrics requested counter = %v, want 3000", got)
+	if got := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); got != 2000+2*800 {
+		t.Errorf("metrics requested counter = %v, want 3600", got)
 	}
 }
 
@@ -586,5 +590,69 @@ func TestCapacityWhatIfWindowsStable(t *testing.T) {
 				t.Errorf("%s: the kept report lost the figures: %+v", wc.Window, w.Read)
 			}
 		}
+	}
+}
+
+// TestCapacityModeSwitchFromTheHistory: ledger, on demand at 700 RRU and
+// 180 WRU per second, was switched 5 days before the exporter started to a
+// fixed 4,000 RCU / 1,500 WCU. CloudWatch holds ProvisionedRead/Write
+// CapacityUnits only from the switch on: the first capacity cycle counts
+// the switch, dates it, and judges it against the week before (us-east-1:
+// 17.28 USD a day before, 35.88 since, 108% more per unit of traffic).
+// orders, on demand throughout, has no billing-mode series at all.
+func TestCapacityModeSwitchFromTheHistory(t *testing.T) {
+	created := start.Add(-40 * day)
+	switchAt := historyEnd.Truncate(time.Hour).Add(-5 * day)
+	gen := newGenSource("us-east-1", created)
+	gen.consumed("ledger", "", flatSum(700*60), flatSum(180*60))
+	gen.consumed("orders", "", flatSum(700*60), flatSum(180*60))
+	for _, s := range []struct {
+		name string
+		v    float64
+	}{{"ProvisionedReadCapacityUnits", 4000}, {"ProvisionedWriteCapacityUnits", 1500}} {
+		m := metric(s.name, "TableName", "ledger")
+		gen.series[m.Key()] = genSeries{m, stepSum(0, s.v, switchAt)}
+	}
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		tb := provisioned("ledger", 4000, 1500)
+		tb.CreationDateTime = created
+		mustPut(sim, "us-east-1", tb)
+		mustPut(sim, "us-east-1", onDemandTable("orders", created))
+		sim.AddMetricSource(gen)
+	})
+	h.app.Scheduler.RunOnceNamed(context.Background(), "discovery", "tables", "capacity")
+	body := h.scrape()
+	// Absent means none: orders has no series, ledger none within 1d or
+	// 3d and none to on-demand.
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, "dynamodb_capacity_mode_") &&
+			(strings.Contains(l, `table="orders"`) || strings.Contains(l, `window="1d"`) || strings.Contains(l, `window="3d"`) || strings.Contains(l, `to="on_demand"`)) {
+			t.Errorf("unexpected series %s", l)
+		}
+	}
+	ledger := func(extra ...string) map[string]string {
+		l := map[string]string{"table": "ledger"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			l[extra[i]] = extra[i+1]
+		}
+		return l
+	}
+	for _, w := range []string{"7d", "14d"} {
+		if got := mustValue(t, body, catalogue.CapacityModeSwitches, ledger("to", "provisioned", "window", w)); got != 1 {
+			t.Errorf("switches to provisioned within %s = %v, want 1", w, got)
+		}
+	}
+	if got := mustValue(t, body, catalogue.CapacityModeSwitchTimestamp, ledger("to", "provisioned")); got != float64(switchAt.Unix()) {
+		t.Errorf("switch time %v, want %v", got, switchAt.Unix())
+	}
+	before := 700*86400*0.125/1e6 + 180*86400*0.625/1e6
+	since := (4000*0.00013 + 1500*0.00065) * 24
+	for period, want := range map[string]float64{"before": before, "since": since} {
+		if got := mustValue(t, body, catalogue.CapacityModeSwitchDailyCost, ledger("period", period)); math.Abs(got-want) > 0.01 {
+			t.Errorf("daily cost %s = %v, want %.2f", period, got, want)
+		}
+	}
+	if got, want := mustValue(t, body, catalogue.CapacityModeSwitchCostChange, ledger()), since/before-1; math.Abs(got-want) > 0.001 {
+		t.Errorf("cost change = %v, want %.3f", got, want)
 	}
 }

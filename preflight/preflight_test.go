@@ -104,10 +104,12 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 		"  total: 39600 metrics per hour (396 per table-hour), about $286.42 per 30 days",
 		// 600 consumed series x 4,320 ten-minute cycles x $0.01/1,000 + 2 ListMetrics pages a minute.
 		"CloudWatch cost floor, were every table and index idle: about $26.78 per 30 days (600 consumed-capacity metrics every 10m0s, published even when idle)",
-		// Capacity history: 600 series x 3 windows packed by points (see
-		// exporter.TestCapacityHistoryCost), then 600 metrics an hour.
-		"capacity history: first fetch 240 GetMetricData requests, 1800 metrics requested; then every 1h0m0s 2 requests, 600 metrics",
-		"capacity history cost: $0.02 once for the first fetch (1800 metrics in 240 requests), then about $4.32 per 30 days (600 metrics per refresh)",
+		// Capacity history: 600 series x 3 windows packed by points, and
+		// the 200 provisioned-capacity series of the base tables (the
+		// billing-mode history, one request; see
+		// exporter.TestCapacityHistoryCost), then 800 metrics an hour.
+		"capacity history: first fetch 241 GetMetricData requests, 2000 metrics requested; then every 1h0m0s 3 requests, 800 metrics",
+		"capacity history cost: $0.02 once for the first fetch (2000 metrics in 241 requests), then about $5.76 per 30 days (800 metrics per refresh)",
 		"preflight passed",
 	} {
 		if !strings.Contains(out.String(), s) {

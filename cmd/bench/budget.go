@@ -56,6 +56,10 @@ var seriesBudget = []budget{
 	{"dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds", 36, "one per (window, dimension, cause) with throttled units or saturated minutes: when the evidence is; alerts' descriptions, dashboards"},
 	{"dynamodb_capacity_simulated_scaling_events_per_day", 6, "provisioned, own policy: read, write × table + 2 GSIs, 7 days; alerts (auto-scaling too sensitive), dashboards"},
 	{"dynamodb_capacity_simulated_utilization_ratio", 6, "provisioned, own policy: read, write × table + 2 GSIs, 7 days; alerts (auto-scaling too sensitive), dashboards"},
+	{"dynamodb_capacity_mode_switches", 8, "switches in the base table's provisioned-capacity history only (a table that never switched has none): 2 directions × 4 windows; alerts (churn from the history, issue 21), dashboards"},
+	{"dynamodb_capacity_mode_switch_timestamp_seconds", 1, "a switch 1 to 14 days old; alerts' descriptions (switch regressed), dashboards"},
+	{"dynamodb_capacity_mode_switch_daily_cost_dollars", 2, "a switch 1 to 14 days old: before, since; alerts (switch regressed), dashboards"},
+	{"dynamodb_capacity_mode_switch_cost_change_ratio", 1, "a switch 1 to 14 days old; alerts (switch regressed), dashboards"},
 	// The TTL sampler, on tables with TTL.
 	{"dynamodb_ttl_sampled_items", 10, "per item class; dashboards"},
 	{"dynamodb_ttl_expired_items_estimate", 1, "dashboards"},
