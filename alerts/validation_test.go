@@ -81,9 +81,7 @@ var validationGaps = map[[3]string]string{
 var validationFalsePositives = map[[3]string]string{
 	{"cap-greedy-target.yaml", "DynamoDBAutoScalingTooSlowForSpikes", "v-cap-carts-greedy"}:          "the saturated-time diagnosis counts the first minutes of every steep rise as reaction even on a greedy target (a 70% run's burst saturates too), and 10 minutes over 30 days is a low bar",
 	{"cap-scaling-too-sensitive.yaml", "DynamoDBAutoScalingTooSlowForSpikes", "v-cap-feature-flags"}: "synchronized polling every 30 minutes saturates a 40% target's capacity for a minute each time: reaction minutes, though the failure is the sensitivity",
-	{"ttl-campaign-vouchers-expire.yaml", "DynamoDBTTLDeletingLiveData", "v-promo-vouchers"}:         "100,000 vouchers reaching their designed end of life: deletions jump 280-fold, beyond what the foreseen-expiry guard covers",
 	{"ttl-campaign-vouchers-expire.yaml", "DynamoDBSurgeBecameBaseline", "v-promo-vouchers"}:         "the issuing burst nine days ago reads as a surge on an on-demand table whose traffic kept most of it",
-	{"ttl-audit-ttl-just-enabled.yaml", "DynamoDBTTLDeletionLagging", "v-order-audit-events"}:        "TTL enabled 14 hours before the exporter on 156 days of expired items: the catch-up shrinks the backlog, but the oldest expired item stays months old for days",
 }
 
 // loadValidationCases reads every file of validationDir.
