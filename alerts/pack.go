@@ -603,7 +603,10 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 		},
 		{
 			Alert: "DynamoDBTTLAttributeNameMismatch", Severity: Warning, For: "1h",
-			Params: []Param{{Name: "min_candidate_share", Kind: Number, Default: "0.1", Doc: "Share of sampled items carrying another timestamp-like attribute (and not the TTL attribute) above which the alert fires."}},
+			Params: []Param{
+				{Name: "min_candidate_share", Kind: Number, Default: "0.1", Doc: "Share of sampled items carrying another timestamp-like attribute (and not the TTL attribute) above which the alert fires."},
+				{Name: "min_candidate_future_share", Kind: Number, Default: "0.5", Doc: "Share of the values of the other attribute that lie in the future (a live writer of expiries) above which the alert fires on any share of items: the sampler names an attribute only when at least 5 sampled items carry it and at least half of the items lacking the TTL attribute do."},
+			},
 			// The candidate ratio is exported per attribute other than the
 			// TTL one; the TTL attribute is joined in as ttl_attribute so
 			// that the description can name both. The sampler names no
@@ -611,7 +614,19 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 			// time (an updated_at on items kept for good: ttl.ChooseCandidate);
 			// the description says whether the named one still holds future
 			// times (a live writer) or only past ones (a writer since fixed).
-			Expr: `(max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]]) >= [[.P.min_candidate_share]])
+			// A live writer is named on any share: items lacking the TTL
+			// attribute while most of them carry a future epoch under one
+			// other name are expiries under the wrong name, however new the
+			// writer (a third of the new writes on a table of 36-hour items
+			// is 1% of the items after two hours); a fixed writer's leftovers
+			// need min_candidate_share.
+			Expr: `(
+  max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]]) >= [[.P.min_candidate_share]]
+  or
+  max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]])
+    and on (account, region, table, attribute)
+  max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_future_items_ratio[[sel]]) >= [[.P.min_candidate_future_share]]
+)
   * on (account, region, table) group_left (ttl_attribute)
 max by (account, region, table, ttl_attribute) (
   label_replace(dynamodb_table_ttl_info[[sel "status=~\"ENABLED|ENABLING\""]], "ttl_attribute", "$1", "attribute", "(.+)")

@@ -103,9 +103,6 @@ type ttlTableState struct {
 	// items it read within NearLatestWindows of it.
 	latest     float64
 	nearLatest [len(NearLatestWindows)]int
-	// mostlyMissing: the last sample found most items without the TTL
-	// attribute, so the next one reads whole items from its start.
-	mostlyMissing bool
 	// cand is the likely intended TTL attribute, when haveCand.
 	cand     ttl.Candidate
 	haveCand bool
@@ -366,7 +363,14 @@ func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetS
 			Now:         now,
 			Rand:        c.rng,
 			Pace:        c.settings.Pace,
-			WholeItems:  ts.mostlyMissing,
+			// Whole items: a Scan costs the same read units whatever its
+			// projection, and the search for the TTL attribute under
+			// another name (ttl.ChooseCandidate) then looks at every item
+			// lacking it, however few: a writer that puts its expiry under
+			// another name on a third of the new items shows within hours
+			// on a table whose older items all carry the right one, long
+			// before most items lack the attribute.
+			WholeItems: true,
 		})
 		spent += res.ConsumedReadUnits
 		runSpent += res.ConsumedReadUnits
@@ -421,11 +425,6 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	ts.haveEst = err == nil && err2 == nil
 	ts.expired, ts.never = expired, never
 	ts.counts = res.Counts()
-	var read int64
-	for _, n := range ts.counts {
-		read += n
-	}
-	ts.mostlyMissing = read > 0 && float64(ts.counts[ttl.Missing]) > WholeItemsMissingShare*float64(read)
 	ts.haveCand = false
 	if res.WholeItems {
 		cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates, now)
