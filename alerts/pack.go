@@ -865,7 +865,7 @@ or
 )`,
 			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual, or new items expiring far sooner than the table's usual retention.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
-				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw half a retention ahead, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
+				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw over the same hours, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
 				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
 				`A retention set too short deletes live data irreversibly; every hour counts.`,
 		},

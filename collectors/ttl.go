@@ -106,8 +106,9 @@ type ttlTableState struct {
 	// cand is the likely intended TTL attribute, when haveCand.
 	cand     ttl.Candidate
 	haveCand bool
-	// foreseen holds the expiries the samples foresaw half a retention
-	// ahead, and counts them as they come due.
+	// foreseen holds the expiries the samples foresaw a lead ahead (half
+	// the retention, at most a day; every one for the first sample), and
+	// counts them as they come due.
 	foreseen forecast
 }
 
