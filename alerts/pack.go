@@ -638,7 +638,10 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 		},
 		{
 			Alert: "DynamoDBTTLAttributeNameMismatch", Severity: Warning, For: "1h",
-			Params: []Param{{Name: "min_candidate_share", Kind: Number, Default: "0.1", Doc: "Share of sampled items carrying another timestamp-like attribute (and not the TTL attribute) above which the alert fires."}},
+			Params: []Param{
+				{Name: "min_candidate_share", Kind: Number, Default: "0.1", Doc: "Share of sampled items carrying another timestamp-like attribute (and not the TTL attribute) above which the alert fires."},
+				{Name: "min_candidate_future_share", Kind: Number, Default: "0.5", Doc: "Share of the values of the other attribute that lie in the future (a live writer of expiries) above which the alert fires on any share of items: the sampler names an attribute only when at least 5 sampled items carry it and at least half of the items lacking the TTL attribute do."},
+			},
 			// The candidate ratio is exported per attribute other than the
 			// TTL one; the TTL attribute is joined in as ttl_attribute so
 			// that the description can name both. The sampler names no
@@ -646,7 +649,19 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 			// time (an updated_at on items kept for good: ttl.ChooseCandidate);
 			// the description says whether the named one still holds future
 			// times (a live writer) or only past ones (a writer since fixed).
-			Expr: `(max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]]) >= [[.P.min_candidate_share]])
+			// A live writer is named on any share: items lacking the TTL
+			// attribute while most of them carry a future epoch under one
+			// other name are expiries under the wrong name, however new the
+			// writer (a third of the new writes on a table of 36-hour items
+			// is 1% of the items after two hours); a fixed writer's leftovers
+			// need min_candidate_share.
+			Expr: `(
+  max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]]) >= [[.P.min_candidate_share]]
+  or
+  max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_items_ratio[[sel]])
+    and on (account, region, table, attribute)
+  max by (account, region, table, attribute) (dynamodb_ttl_candidate_attribute_future_items_ratio[[sel]]) >= [[.P.min_candidate_future_share]]
+)
   * on (account, region, table) group_left (ttl_attribute)
 max by (account, region, table, ttl_attribute) (
   label_replace(dynamodb_table_ttl_info[[sel "status=~\"ENABLED|ENABLING\""]], "ttl_attribute", "$1", "attribute", "(.+)")
@@ -717,20 +732,32 @@ increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.deletion_grace]]) > 0`,
 			Alert: "DynamoDBTTLDeletionLagging", Severity: Warning, For: "6h",
 			Params: []Param{
 				{Name: "max_deletion_lag", Kind: Duration, Default: "3d", Doc: "Age of the oldest expired item beyond which deletion is late."},
-				{Name: "min_backlog_deletion_days", Kind: Number, Default: "2", Doc: "How many days of TTL deletions (at the last day's count) the proven expired backlog must hold: TTL deletes typically within 48 hours, so a larger backlog means deletion runs days behind, while a few stragglers on a table TTL keeps clean are not worth a ticket."},
+				{Name: "min_backlog_deletion_days", Kind: Number, Default: "2", Doc: "How many days of TTL deletions (at the pace of the last day's hours) the proven expired backlog must hold: TTL deletes typically within 48 hours, so a backlog that takes longer to clear means deletion runs days behind, while a few stragglers on a table TTL keeps clean, or a catch-up that clears its backlog within days, are not worth a ticket."},
 			},
 			// The oldest expired item alone would fire on one leftover
-			// straggler of a table TTL keeps clean: the backlog must also be
-			// material, more than the deletions of min_backlog_deletion_days.
+			// straggler of a table TTL keeps clean, and for days on a
+			// catch-up (TTL just enabled on months of expired items, its
+			// oldest item deleted last): the backlog must also take more
+			// than min_backlog_deletion_days to clear at the deletion pace.
+			// The pace is the mean of the recorded hourly rates the last
+			// day holds: increase() over a day of a counter younger than a
+			// day counts only its hours, and would read a catch-up running
+			// for a few hours as a backlog of several days. In the
+			// counter's first hour (no hourly rate yet), increase() stands
+			// in.
 			Expr: `(time() - dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]]) > [[seconds .P.max_deletion_lag]]
 and on (account, region, table)
 increase(dynamodb_ttl_deleted_items_total[[sel]][1d]) > 0
 and on (account, region, table)
 dynamodb_ttl_expired_items_lower_bound[[sel]]
-  > on (account, region, table) [[.P.min_backlog_deletion_days]] * increase(dynamodb_ttl_deleted_items_total[[sel]][1d])`,
+  > on (account, region, table) [[.P.min_backlog_deletion_days]] * (
+  avg_over_time(dynamodb:ttl_deleted_items:rate1h[1d]) * 86400
+  or on (account, region, table)
+  sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1d]))
+)`,
 			Summary: "DynamoDB's TTL deletes, but days behind expiry.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the oldest expired item seen by the sampler expired {{ $value | humanizeDuration }} ago ` +
-				`while TTL deletes, and the expired backlog it proved holds more than several days of deletions: the backlog holds storage, GSI space and report counts.`,
+				`while TTL deletes, and the expired backlog it proved holds more than several days of deletions at their pace over the last day: TTL is not catching up, and the backlog holds storage, GSI space and report counts.`,
 		},
 		{
 			Alert: "DynamoDBTTLRetentionBehindWrites", Severity: Info, For: "6h",
@@ -780,7 +807,8 @@ unless on (account, region, table)
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
 				{Name: "stall_window", Kind: Duration, Default: "6h", Doc: "Second branch: window over which the latest expiry among the sampled live items must advance by at least a quarter of the clock while the table is written and TTL deletes; a table whose longest-lived items are written with gaps longer than this (while shorter-lived ones keep coming) needs it longer."},
 				{Name: "min_stalled_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items a writer still writing at the table's usual retention would have put in the stall window (the live items sampled within a day of the latest expiry, scaled to the window), under which a stall is sampling noise, not evidence."},
-				{Name: "foreseen_window", Kind: Duration, Default: "2h", Doc: "First branch: window of the expiries earlier TTL samples foresaw half a retention ahead (dynamodb_ttl_foreseen_expired_items_total) that the last hour's deletions are compared with: a burst no larger is a batch ending the lifetime it was written with, not a retention bug. The hour of the burst plus an hour of TTL's deletion delay; longer would let a table's steady expiries cover a burst."},
+				{Name: "foreseen_window", Kind: Duration, Default: "6h", Doc: "First branch: window (or the exporter's time so far, when shorter) over which TTL's deletions are compared with the expiries earlier TTL samples foresaw (dynamodb_ttl_foreseen_expired_items_total): no more deletions than foreseen is a batch ending the lifetime it was written with, not a retention bug. It must hold a batch's expiries and the tail of their deletions (TTL deletes minutes to hours after expiry); the steady expiries are on both sides and cover nothing."},
+				{Name: "foreseen_margin", Kind: Number, Default: "1.2", Doc: "First branch: how many times the foreseen expiries the deletions over foreseen_window may reach and still be a batch expiring as designed: the foreseen count is estimated from a sample (a few percent off on a large batch)."},
 			},
 			// First branch: deletions far above their own baseline. The
 			// baseline averages the recorded hourly rates that exist:
@@ -819,12 +847,15 @@ unless on (account, region, table)
 			// with (a campaign's batch of tokens): earlier samples saw them
 			// live at least half the table's retention before they expired,
 			// and counted them in dynamodb_ttl_foreseen_expired_items_total
-			// as their expiry passed. Items a retention bug writes live far
-			// less than that and are never counted: the first branch fires
-			// only while the last hour's deletions exceed the expiries so
-			// foreseen within foreseen_window. The sampler keeps 2 days of
-			// forecast: on a table whose retention is longer than 4 days
-			// nothing is foreseen and the test never holds.
+			// as their expiry passed (or the first sample after the
+			// exporter started saw them: written before it). Items a
+			// retention bug writes live far less than that and are never
+			// counted: the first branch fires only while the deletions over
+			// foreseen_window (or since the exporter started) exceed the
+			// expiries so foreseen over the same time. Deletions follow
+			// expiries by minutes to hours: the window holds a batch's
+			// expiries and the tail of their deletions, and the steady
+			// expiries of the table count on both sides.
 			Expr: `dynamodb:ttl_deleted_items:rate1h
   > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
@@ -843,9 +874,9 @@ min_over_time((
 )[1d:10m]) > 0.5
 unless on (account, region, table)
 (
-  dynamodb:ttl_deleted_items:rate1h * 3600
+` + spanIn("dynamodb_ttl_deleted_items_total", "foreseen_window") + `
     <= on (account, region, table)
-` + foreseenIn("foreseen_window") + `
+  [[.P.foreseen_margin]] * ` + spanIn("dynamodb_ttl_foreseen_expired_items_total", "foreseen_window") + `
 )
 or
 (
@@ -869,23 +900,22 @@ or
 )`,
 			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual, or new items expiring far sooner than the table's usual retention.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
-				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw half a retention ahead, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
+				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw over the same hours, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
 				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
 				`A retention set too short deletes live data irreversibly; every hour counts.`,
 		},
 	}
 }
 
-// foreseenIn is the number of expiries the TTL sampler foresaw half a
-// retention ahead (dynamodb_ttl_foreseen_expired_items_total) that came due
-// within the window parameter param, exactly: nothing for a series younger
-// than the window or across a counter reset (exporter restart), so that a
-// partial window never covers a burst of deletions.
-func foreseenIn(param string) string {
-	const f = "dynamodb_ttl_foreseen_expired_items_total[[sel]]"
-	return `  (
-    (` + f + ` - ` + f + ` offset [[.P.` + param + `]]) >= 0
-    unless resets(` + f + `[[rng .P.` + param + `]]) > 0
+// spanIn is what an exporter counter (metric, per table) counted within
+// the window parameter param, or since its series began when it is
+// younger: the span of its values, and nothing across a counter reset
+// (exporter restart), where the span would mix two lives of the counter.
+func spanIn(metric, param string) string {
+	m := metric + "[[sel]][[rng .P." + param + "]]"
+	return `  sum by (account, region, table) (
+    (max_over_time(` + m + `) - min_over_time(` + m + `))
+    unless resets(` + m + `) > 0
   )`
 }
 

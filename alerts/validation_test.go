@@ -69,17 +69,13 @@ type validationHeader struct {
 // one that is met fails the test until it is removed here, so the list
 // never hides a fixed gap.
 var validationGaps = map[[3]string]string{
-	{"ttl-firmware-lambda-camelcase.yaml", "DynamoDBTTLAttributeNameMismatch", "v-device-shadow-snapshots"}:       "a third of the new writes under expiresAt stays under the candidate share the sampler needs within the deadline on a table whose older items all carry the right name",
-	{"ttl-transcripts-retention-too-long.yaml", "DynamoDBTTLRetentionBehindWrites", "v-support-chat-transcripts"}: "the rule compares a day of growth with a day of the TTL deletion counter, which Prometheus holds only a day after the exporter starts: it cannot judge the history at the first evaluation (a fetched history of TimeToLiveDeletedItemCount would)",
-	{"ttl-retention-hours-as-seconds.yaml", "DynamoDBTTLDeletingLiveData", "v-playback-resume-points"}:            "a retention bug on a table already deleting at its write rate only doubles deletions (under deletion_factor 3), and the stalled-expiry branch needs its 6-hour window",
+	{"ttl-transcripts-retention-too-long.yaml", "DynamoDBTTLRetentionBehindWrites", "v-support-chat-transcripts"}: "the rule compares a day of growth (DescribeTable's item count) with a day of the TTL deletion counter, both from the exporter's own history in Prometheus, held only a day after it starts: it cannot judge the 60 days before at the first evaluation. A fetched daily history of TimeToLiveDeletedItemCount would give the deletions but not the growth; the item count over the table's age (CreationDateTime, not exported yet) would give the mean net growth at once, but would also judge every young table filling up to its retention on its first day (not done in this round)",
+	{"ttl-retention-hours-as-seconds.yaml", "DynamoDBTTLDeletingLiveData", "v-playback-resume-points"}:            "a retention bug on a table already deleting at its write rate only doubles deletions (under deletion_factor 3); the expiries the hourly 1.4% sample foresaw (dynamodb_ttl_foreseen_expired_items_total) wander against the deletions by up to 25 minutes of them (-616 to +114 items at ~25 a minute before the release), so one extra write rate of deletions is not told from sampling noise within the hour; the latest live expiry stops in the first sample after the release (+4:00), after the deadline, and the stall branch needs its 6-hour window",
 }
 
 // validationFalsePositives lists alerts known to fire on a validation
 // scenario that the file does not allow, keyed like validationGaps.
-var validationFalsePositives = map[[3]string]string{
-	{"ttl-campaign-vouchers-expire.yaml", "DynamoDBTTLDeletingLiveData", "v-promo-vouchers"}:  "100,000 vouchers reaching their designed end of life: deletions jump 280-fold, beyond what the foreseen-expiry guard covers",
-	{"ttl-audit-ttl-just-enabled.yaml", "DynamoDBTTLDeletionLagging", "v-order-audit-events"}: "TTL enabled 14 hours before the exporter on 156 days of expired items: the catch-up shrinks the backlog, but the oldest expired item stays months old for days",
-}
+var validationFalsePositives = map[[3]string]string{}
 
 // loadValidationCases reads every file of validationDir.
 func loadValidationCases(t *testing.T) []validationCase {

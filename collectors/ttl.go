@@ -103,39 +103,43 @@ type ttlTableState struct {
 	// items it read within NearLatestWindows of it.
 	latest     float64
 	nearLatest [len(NearLatestWindows)]int
-	// mostlyMissing: the last sample found most items without the TTL
-	// attribute, so the next one reads whole items from its start.
-	mostlyMissing bool
 	// cand is the likely intended TTL attribute, when haveCand.
 	cand     ttl.Candidate
 	haveCand bool
-	// foreseen holds the expiries the samples foresaw half a retention
-	// ahead, and counts them as they come due.
+	// foreseen holds the expiries the samples foresaw a lead ahead (half
+	// the retention, at most a day; every one for the first sample), and
+	// counts them as they come due.
 	foreseen forecast
 }
 
 // forecast holds, by bin of ForecastBin, the estimated number of items
-// that expire in the bin as the last sample taken at least half the
-// table's retention before the bin saw them, up to ForecastHorizon ahead;
-// due counts the items of the bins whose time has passed.
+// that expire in the bin as the last sample taken at least a lead before
+// the bin saw them, up to ForecastHorizon ahead; due counts the items of
+// the bins whose time has passed.
 //
-// A retention bug writes items whose lifetime is far shorter than the
-// table's usual one: no sample sees them half a retention before they
-// expire, so they are never counted here, while TTL deletes them. A batch
-// of items ending the lifetime they were written with (a campaign's
-// tokens) was seen by earlier samples long before it expires: its expiries
-// are counted here as they come due, as many as TTL then deletes.
+// The lead is half the table's retention, at most half the horizon: the
+// table's retention at a sample is the remaining lifetime of the live item
+// expiring last in it (the latest live expiry minus the sample's time). A
+// retention bug writes items whose lifetime is far shorter than the
+// table's usual one (and than a day): no sample sees them a lead before
+// they expire, so they are never counted here, while TTL deletes them. A
+// batch of items ending the lifetime it was written with (a campaign's
+// tokens or vouchers) was seen by earlier samples long before it expires:
+// its expiries are counted here as they come due, as many as TTL then
+// deletes. A bug whose items live longer than a day is left to
+// DynamoDBTTLDeletingLiveData's stall branch, which sees it before its
+// first item expires.
 //
-// The table's retention at a sample is the remaining lifetime of the live
-// item expiring last in it (the latest live expiry minus the sample's
-// time). Bins more than ForecastHorizon ahead are not kept, so a table
-// whose retention is longer than twice the horizon never counts anything:
-// a retention bug there is left to DynamoDBTTLDeletingLiveData's other
-// tests, and so is a batch (its burst is not told from a bug).
+// The first sample after the exporter starts (or after the table becomes
+// eligible) fills every bin up to the horizon: what it reads was written
+// before the exporter started, and no later sample could see it a lead
+// ahead. A bug under way before the start is then counted for the items
+// the first sample read; its items written after that are not.
 type forecast struct {
-	first int64     // bin index (Unix seconds / ForecastBin) of bins[0]
-	bins  []float32 // estimated items expiring in each bin
-	due   float64
+	first  int64     // bin index (Unix seconds / ForecastBin) of bins[0]
+	bins   []float32 // estimated items expiring in each bin
+	due    float64
+	seeded bool // a sample has filled the bins
 }
 
 // advance counts the bins whose end is at or before now as due.
@@ -154,9 +158,10 @@ func (f *forecast) advance(now time.Time) {
 }
 
 // update records what a sample taken at now says about the bins that start
-// at least half the retention ahead (remaining: the remaining lifetimes of
-// the live items read, in seconds; scale: table items per item read). Bins
-// nearer than that keep what earlier samples saw.
+// at least the lead ahead (remaining: the remaining lifetimes of the live
+// items read, in seconds; scale: table items per item read), or about
+// every bin ahead for the first sample. Bins nearer than the lead keep
+// what earlier samples saw.
 func (f *forecast) update(now time.Time, remaining []float64, scale float64) {
 	f.advance(now)
 	if len(remaining) == 0 || scale <= 0 {
@@ -168,9 +173,16 @@ func (f *forecast) update(now time.Time, remaining []float64, scale float64) {
 	}
 	bin := int64(ForecastBin / time.Second)
 	t := now.Unix()
-	lead := int64(retention / 2)
+	lead := min(int64(retention/2), int64(ForecastHorizon/time.Second)/2)
+	if !f.seeded {
+		lead = 0
+	}
 	from := (t + lead + bin - 1) / bin                   // first bin starting at least lead ahead
 	to := (t + int64(ForecastHorizon/time.Second)) / bin // bins before it end within the horizon
+	if !f.seeded {
+		from = t / bin // the bin holding now: not due yet
+		f.seeded = true
+	}
 	if from >= to {
 		return
 	}
@@ -352,7 +364,14 @@ func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetS
 			Now:         now,
 			Rand:        c.rng,
 			Pace:        c.settings.Pace,
-			WholeItems:  ts.mostlyMissing,
+			// Whole items: a Scan costs the same read units whatever its
+			// projection, and the search for the TTL attribute under
+			// another name (ttl.ChooseCandidate) then looks at every item
+			// lacking it, however few: a writer that puts its expiry under
+			// another name on a third of the new items shows within hours
+			// on a table whose older items all carry the right one, long
+			// before most items lack the attribute.
+			WholeItems: true,
 		})
 		spent += res.ConsumedReadUnits
 		runSpent += res.ConsumedReadUnits
@@ -407,11 +426,6 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 	ts.haveEst = err == nil && err2 == nil
 	ts.expired, ts.never = expired, never
 	ts.counts = res.Counts()
-	var read int64
-	for _, n := range ts.counts {
-		read += n
-	}
-	ts.mostlyMissing = read > 0 && float64(ts.counts[ttl.Missing]) > WholeItemsMissingShare*float64(read)
 	ts.haveCand = false
 	if res.WholeItems {
 		cand, err := ttl.ChooseCandidate(res.Sample.TotalSegments, res.Sample.TableItems, res.Candidates, now)

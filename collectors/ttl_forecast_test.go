@@ -13,7 +13,7 @@ import (
 func TestForecastCountsOnlyExpiriesSeenHalfARetentionAhead(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC) // on a bin boundary
 	h := time.Hour.Seconds()
-	var f forecast
+	f := forecast{seeded: true} // a sample before: the lead applies
 	// Retention 6h: lead 3h. The 1h and 2h items are too near to count;
 	// 4h, 5h and 6h count, each for 2 items of the table.
 	f.update(t0, []float64{1 * h, 2 * h, 4 * h, 5 * h, 6 * h}, 2)
@@ -41,21 +41,51 @@ func TestForecastCountsOnlyExpiriesSeenHalfARetentionAhead(t *testing.T) {
 }
 
 // TestForecastNeverCountsARetentionBug: on a table keeping items 30 days,
-// items written with 30 minutes to live are never seen half a retention
-// ahead, and a 30-day retention is beyond the horizon: nothing is ever due.
+// items written with 30 minutes to live are never seen a day (the lead,
+// half the horizon, under half the 30-day retention) ahead: once the
+// first sample's items (written before the exporter started, 10 items of
+// the table each) have come due, nothing more is.
 func TestForecastNeverCountsARetentionBug(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	var f forecast
 	for i := range 48 {
 		now := t0.Add(time.Duration(i) * time.Hour)
 		f.update(now, []float64{1800, 900, 30 * 86400, 29 * 86400}, 10)
+		if i == 0 {
+			continue
+		}
+		if f.due != 20 {
+			t.Fatalf("due at +%dh = %v, want 20 (the first sample's two short-lived items)", i, f.due)
+		}
 	}
 	f.advance(t0.Add(72 * time.Hour))
-	if f.due != 0 {
-		t.Errorf("due = %v, want 0", f.due)
+	if f.due != 20 {
+		t.Errorf("due = %v, want 20", f.due)
 	}
-	if len(f.bins) != 0 {
-		t.Errorf("%d bins kept, want none", len(f.bins))
+}
+
+// TestForecastFirstSampleForeseesEverything: the first sample counts every
+// live item it reads up to the horizon, however near its expiry (a
+// 9-day-old batch of vouchers expiring 20 minutes after the exporter
+// starts); a later sample overwrites only the bins at least its lead
+// ahead, and a day is the longest lead (a 10-day retention).
+func TestForecastFirstSampleForeseesEverything(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	h := time.Hour.Seconds()
+	var f forecast
+	f.update(t0, []float64{20 * 60, 40 * 60, 30 * h, 240 * h}, 100)
+	f.advance(t0.Add(time.Hour))
+	if f.due != 200 {
+		t.Errorf("due an hour after the first sample = %v, want 200 (the two items expiring within it)", f.due)
+	}
+	// The next sample reads a new item expiring in 2h (written after the
+	// exporter started with a lifetime cut short: not counted) and one
+	// expiring in 26h (at least the day's lead ahead: counted), while the
+	// 30h item is still there.
+	f.update(t0.Add(time.Hour), []float64{2 * h, 26 * h, 29 * h, 239 * h}, 100)
+	f.advance(t0.Add(40 * time.Hour))
+	if f.due != 400 {
+		t.Errorf("due at +40h = %v, want 400 (the first sample's two, then the 26h and 30h items, not the 2h one)", f.due)
 	}
 }
 

@@ -40,7 +40,9 @@ const eventuallyConsistentBytesPerUnit = 8192
 // segments read before the switch stay in the sample but not in the
 // candidate search: the segments are read in a random order, so those read
 // whole after the switch are still a simple random sample of segments.
-// Item values never leave the sampler.
+// Item values never leave the sampler. The TTL collector reads whole items
+// from the start (SampleOptions.WholeItems); the probe serves the ttl
+// audit command.
 const WholeItemsMissingShare = 0.5
 
 // WholeItemsProbeItems is how many items the sampler reads before deciding
