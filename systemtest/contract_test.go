@@ -66,6 +66,17 @@ func gatherText(t *testing.T, app *exporter.App) string {
 }
 
 // missingFamilies returns the catalogued families absent from scrape.
+// absentFromTheDemo lists the families the demo cannot emit, with why and
+// where their exposition is linted instead.
+var absentFromTheDemo = map[string]string{
+	catalogue.CapacityModeSwitchTimestamp:  modeSwitchAbsent,
+	catalogue.CapacityModeSwitchDailyCost:  modeSwitchAbsent,
+	catalogue.CapacityModeSwitchCostChange: modeSwitchAbsent,
+}
+
+const modeSwitchAbsent = "the judgement of a billing-mode switch needs a latest switch 1 to 14 days old, and the demo's switching tables switch again within a day; " +
+	"exporter TestCapacityModeSwitchFromTheHistory emits and lints it with promtool"
+
 func missingFamilies(t *testing.T, scrape string) []string {
 	t.Helper()
 	p := expfmt.NewTextParser(model.UTF8Validation)
@@ -75,6 +86,10 @@ func missingFamilies(t *testing.T, scrape string) []string {
 	}
 	var missing []string
 	for _, name := range catalogue.Names() {
+		if why, ok := absentFromTheDemo[name]; ok {
+			t.Logf("%s is not required of the demo: %s", name, why)
+			continue
+		}
 		if f, ok := fams[name]; !ok || len(f.GetMetric()) == 0 {
 			missing = append(missing, name)
 		}
