@@ -50,7 +50,7 @@ import (
 //   - CauseAtMax: the minute is at the maximum (MinuteOutcome.AtMax);
 //   - CauseTarget: only for a dimension whose target is above
 //     ReasonableTarget: the same minute under the run at ReasonableTarget
-//     is not saturated (its demand is below that run's capacity);
+//     is not saturated (below that run's capacity, or its burst left);
 //   - CauseReaction: the rest, saturated even at a reasonable target.
 
 // ReasonableTarget is the target utilization a higher target is compared
