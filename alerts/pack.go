@@ -619,6 +619,15 @@ func ttlAlerts() []Rule {
 	// DynamoDBTTLRetentionBehindWrites.
 	tableItems := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]])`
 	itemGrowth := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]] - dynamodb_items[[sel "index=\"\""]] offset [[.P.growth_window]])`
+	// The table's age in seconds, and TTL's deletions per second over
+	// age_deletion_window or the exporter's time so far (a counter that
+	// never stepped reads 0 beside the item count: TTL deleting nothing at
+	// all is the extreme case).
+	tableAge := `(time() - max by (account, region, table) (dynamodb_table_creation_timestamp_seconds[[sel]]))`
+	deletedSoFar := `(
+    sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.age_deletion_window]]))
+    or on (account, region, table) 0 * ` + tableItems + `
+  )`
 	return []Rule{
 		// The share of the items of the TTL sampler's last sample that
 		// lack the TTL attribute (class missing), per table.
@@ -765,6 +774,9 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 				{Name: "growth_window", Kind: Duration, Default: "1d", Doc: "Window over which the table's growth (DescribeTable's item count and size, refreshed about every 6 hours) and TTL's deletions are compared; the alert needs that much of the exporter's history in Prometheus."},
 				{Name: "max_deletion_share", Kind: Number, Default: "0.25", Doc: "Share of the items written over the window (the growth plus the TTL deletions) that TTL must have deleted at most: far below the write rate."},
 				{Name: "min_growth_ratio", Kind: Number, Default: "0.01", Doc: "Growth of the item count over the window, as a share of the items, under which a table is not growing materially."},
+				{Name: "min_table_age", Kind: Number, Default: "2592000", Doc: "Second branch (the first evaluation, before a growth window of history): age of the table in seconds (DescribeTable's CreationDateTime) under which its mean growth since creation is not judged: a table in its first 30 days may be filling up to a retention of a month or more by design."},
+				{Name: "min_retention_to_age", Kind: Number, Default: "2", Doc: "Second branch: how many times the table's age the newest sampled live items must still have to live (the latest live expiry the TTL sampler saw, from now): a table filling up to a retention a little longer than its age levels off soon; one whose new items outlive its age twice over at least triples its storage before TTL catches up."},
+				{Name: "age_deletion_window", Kind: Duration, Default: "6h", Doc: "Second branch: window of TTL's deletion rate (the exporter's time so far, when shorter) compared with the table's mean growth over its age."},
 			},
 			// Items written over the window are estimated as the growth of
 			// the item count plus the TTL deletions (items the application
@@ -775,18 +787,56 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 			// design and is left out, as in DynamoDBTTLDeletingLiveData
 			// (the last sample suffices: for 6h needs it out of a cohort
 			// at every evaluation).
-			Expr: `` + ttlDeletedIn("growth_window") + `
-  / on (account, region, table)
+			// Second branch, for the first evaluation (the first needs a
+			// day of the exporter's own history): the table's items over
+			// its age are its mean net growth since it was created; against
+			// TTL's deletion rate so far (up to age_deletion_window) it
+			// gives the same share. A table at steady state (older than its
+			// retention) holds about retention x write rate items, so its
+			// share is age / (age + retention), over a half: only a table
+			// younger than the retention its items carry can fire, and it
+			// must be at least min_table_age old and its newest items must
+			// outlive its age min_retention_to_age times over (the latest
+			// live expiry the sampler saw): a table filling up to a
+			// retention a little longer than its age levels off soon. The
+			// table must be written at least
+			// at that mean growth now (each new item costs a write unit or
+			// more): a table of static items with TTL on is not growing.
+			Expr: `(
 (
   ` + ttlDeletedIn("growth_window") + `
-  + on (account, region, table)
-  ` + itemGrowth + `
+    / on (account, region, table)
+  (
+    ` + ttlDeletedIn("growth_window") + `
+    + on (account, region, table)
+    ` + itemGrowth + `
+  )
+    <= [[.P.max_deletion_share]]
+  and on (account, region, table)
+  ` + itemGrowth + ` >= [[.P.min_growth_ratio]] * ` + tableItems + `
+  and on (account, region, table)
+  max by (account, region, table) (dynamodb_size_bytes[[sel "index=\"\""]] - dynamodb_size_bytes[[sel "index=\"\""]] offset [[.P.growth_window]]) > 0
 )
-  <= [[.P.max_deletion_share]]
-and on (account, region, table)
-` + itemGrowth + ` >= [[.P.min_growth_ratio]] * ` + tableItems + `
-and on (account, region, table)
-max by (account, region, table) (dynamodb_size_bytes[[sel "index=\"\""]] - dynamodb_size_bytes[[sel "index=\"\""]] offset [[.P.growth_window]]) > 0
+or
+(
+  ` + deletedSoFar + `
+    / on (account, region, table)
+  (
+    ` + deletedSoFar + `
+    + on (account, region, table)
+    ` + tableItems + ` / on (account, region, table) ` + tableAge + `
+  )
+    <= [[.P.max_deletion_share]]
+  and on (account, region, table)
+  ` + tableAge + ` >= [[.P.min_table_age]]
+  and on (account, region, table)
+  (max by (account, region, table) (dynamodb_ttl_latest_live_item_expiry_timestamp_seconds[[sel]]) - time())
+    >= on (account, region, table) [[.P.min_retention_to_age]] * ` + tableAge + `
+  and on (account, region, table)
+  max by (account, region, table) (dynamodb:consumed_write_capacity_units:rate[[sel "index=\"\""]])
+    >= on (account, region, table) ` + tableItems + ` / on (account, region, table) ` + tableAge + `
+)
+)
 and on (account, region, table)
 dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]
 unless on (account, region, table)
@@ -795,8 +845,9 @@ unless on (account, region, table)
     / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
 ) > 0.5`,
 			Summary: "A DynamoDB table's storage grows while TTL deletes far fewer items than are written.",
-			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): over the growth window the table's items and storage grew while TTL deleted only {{ $value | humanizePercentage }} of the items written (its growth plus the deletions), for hours: ` +
-				`items live longer than the table has existed so far (a retention longer than intended, or a table still filling up to its retention), or TTL deletes far slower than items expire. Storage and its cost keep growing until deletions catch up with writes.`,
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deleted only {{ $value | humanizePercentage }} of the items written (the table's growth plus the deletions), for hours: ` +
+				`over the growth window, or, before the exporter holds that much history, against the table's mean growth since it was created (its items over its age) while it is still written at that pace. ` +
+				`Items live longer than the table has existed so far (a retention longer than intended, or a table still filling up to its retention), or TTL deletes far slower than items expire. Storage and its cost keep growing until deletions catch up with writes.`,
 		},
 		{
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",

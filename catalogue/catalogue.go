@@ -79,6 +79,7 @@ const (
 	Items                              = "dynamodb_items"
 	SizeBytes                          = "dynamodb_size_bytes"
 	LastSwitchToOnDemandTimestamp      = "dynamodb_last_switch_to_on_demand_timestamp_seconds"
+	TableCreationTimestamp             = "dynamodb_table_creation_timestamp_seconds"
 	OnDemandMaxReadRequestUnits        = "dynamodb_on_demand_max_read_request_units"
 	OnDemandMaxWriteRequestUnits       = "dynamodb_on_demand_max_write_request_units"
 	AutoScalingMinCapacityUnits        = "dynamodb_autoscaling_min_capacity_units"
@@ -203,6 +204,9 @@ var awsFamilies = []Family{
 	{SizeBytes, Gauge,
 		"Storage size of the table or index as DynamoDB reports it; AWS refreshes this about every six hours." + backgroundNote,
 		indexLabels, "bytes", "DynamoDB DescribeTable: TableSizeBytes, IndexSizeBytes"},
+	{TableCreationTimestamp, Gauge,
+		"Time the table was created, as Unix seconds: its age bounds the history any figure can hold, and its items over its age are its mean net growth (used by DynamoDBTTLRetentionBehindWrites at the first evaluation)." + backgroundNote,
+		tableLabels, "seconds since epoch", "DynamoDB DescribeTable: CreationDateTime"},
 	{LastSwitchToOnDemandTimestamp, Gauge,
 		"Time of the table's last switch to on-demand (PAY_PER_REQUEST), as Unix seconds; absent if it never switched." + backgroundNote,
 		tableLabels, "seconds since epoch", "DynamoDB DescribeTable: BillingModeSummary.LastUpdateToPayPerRequestDateTime"},

@@ -198,6 +198,9 @@ func tableMetrics(t *awsclient.Target, tb *Table) []prometheus.Metric {
 		ms = append(ms, catalogue.MustMetric(catalogue.TableTTLInfo, 1, acct, region, name,
 			tb.TTLStatus(), aws.ToString(tb.TTL.AttributeName)))
 	}
+	if d.CreationDateTime != nil {
+		ms = append(ms, catalogue.MustMetric(catalogue.TableCreationTimestamp, unixSeconds(*d.CreationDateTime), acct, region, name))
+	}
 	if d.BillingModeSummary != nil && d.BillingModeSummary.LastUpdateToPayPerRequestDateTime != nil {
 		ms = append(ms, catalogue.MustMetric(catalogue.LastSwitchToOnDemandTimestamp,
 			unixSeconds(*d.BillingModeSummary.LastUpdateToPayPerRequestDateTime), acct, region, name))

@@ -26,6 +26,7 @@ var seriesBudget = []budget{
 	{"dynamodb_provisioned_read_capacity_units", 3, "provisioned: table + 2 GSIs; alerts"},
 	{"dynamodb_provisioned_write_capacity_units", 3, "provisioned: table + 2 GSIs; alerts"},
 	{"dynamodb_provisioned_capacity_decreases_today", 3, "provisioned: table + 2 GSIs; AWS's decrease quota"},
+	{"dynamodb_table_creation_timestamp_seconds", 1, "the table's age; alerts (retention behind writes at the first evaluation)"},
 	{"dynamodb_last_switch_to_on_demand_timestamp_seconds", 1, "alerts (switching mode too often)"},
 	{"dynamodb_on_demand_max_read_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
 	{"dynamodb_on_demand_max_write_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
