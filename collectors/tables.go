@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
@@ -210,7 +209,7 @@ func (c *Tables) readPITR(ctx context.Context, t *awsclient.Target, tb *Table, p
 		return false, nil
 	case isTableNotFound(err) || isNotFound(err):
 		return true, nil
-	case isAccessDenied(err):
+	case awsclient.IsAccessDenied(err):
 		tb.PITRReadAt = now
 	default:
 		if prev != nil {
@@ -223,13 +222,6 @@ func (c *Tables) readPITR(ctx context.Context, t *awsclient.Target, tb *Table, p
 func isTableNotFound(err error) bool {
 	var nf *types.TableNotFoundException
 	return errors.As(err, &nf)
-}
-
-// isAccessDenied reports whether AWS refused the call for lack of
-// permission.
-func isAccessDenied(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == "AccessDeniedException"
 }
 
 // pitrMetrics are the point-in-time recovery families of tb as of now. The
