@@ -103,3 +103,34 @@ func TestMissingPITRPermissionIsCountedNotFatal(t *testing.T) {
 		t.Errorf("DescribeContinuousBackups calls = %d, want 1: a denied call waits an hour", n)
 	}
 }
+
+// TestPITRTransientErrorKeepsLastAnswerAndTableGoneDrops: a throttled
+// DescribeContinuousBackups keeps the last answer and is retried at the next
+// run; a table deleted between DescribeTable and DescribeContinuousBackups
+// (TableNotFoundException) is dropped like any table that no longer exists.
+func TestPITRTransientErrorKeepsLastAnswerAndTableGoneDrops(t *testing.T) {
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {ttl: {enabled: false}}\n", func(sim *awssim.Server) {
+		for _, name := range []string{"orders", "sessions"} {
+			tb := provisioned(name, 10, 5)
+			tb.PITR = awssim.PointInTimeRecovery{Enabled: true}
+			mustPut(sim, "us-east-1", tb)
+		}
+	})
+	h.cycle()
+	h.clk.Advance(time.Hour)
+	h.sim.InjectFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeContinuousBackups", Table: "orders", Error: awssim.ErrThrottling})
+	h.sim.AddFault(awssim.Fault{Service: awssim.ServiceDynamoDB, Operation: "DescribeContinuousBackups", Table: "sessions", Times: 1, OnMatch: func() {
+		h.sim.DeleteTable("us-east-1", "sessions")
+	}})
+	h.cycle()
+	body := h.scrape()
+	if got := mustValue(t, body, catalogue.TablePITREnabled, map[string]string{"table": "orders"}); got != 1 {
+		t.Errorf("orders: PITR enabled = %v after a throttled read, want the last answer (1)", got)
+	}
+	if _, ok := value(t, body, catalogue.TableInfo, map[string]string{"table": "sessions"}); ok {
+		t.Error("sessions: deleted before its PITR read, still monitored")
+	}
+	if _, ok := value(t, body, catalogue.TablePITREnabled, map[string]string{"table": "sessions"}); ok {
+		t.Error("sessions: PITR families of a deleted table still served")
+	}
+}
