@@ -953,7 +953,13 @@ or
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
 				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw over the same hours, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
 				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
-				`A retention set too short deletes live data irreversibly; every hour counts.`,
+				`A retention set too short deletes live data irreversibly; every hour counts. ` +
+				// PITR is read by a query in the annotation, not joined in
+				// the expr: a table whose PITR the exporter cannot read
+				// (permission denied) must still page.
+				`Point-in-time recovery: {{ with printf "time() - dynamodb_table_pitr_earliest_restorable_timestamp_seconds{account=%q, region=%q, table=%q}" $labels.account $labels.region $labels.table | query }}on, a restore can go back {{ . | first | value | humanizeDuration }}` +
+				`{{ else }}{{ with printf "dynamodb_table_pitr_enabled{account=%q, region=%q, table=%q} == 0" $labels.account $labels.region $labels.table | query }}OFF: deleted items cannot be restored from PITR` +
+				`{{ else }}unknown (the exporter has not read it: dynamodb:DescribeContinuousBackups){{ end }}{{ end }}.`,
 		},
 	}
 }

@@ -82,6 +82,9 @@ const (
 	TableCreationTimestamp             = "dynamodb_table_creation_timestamp_seconds"
 	OnDemandMaxReadRequestUnits        = "dynamodb_on_demand_max_read_request_units"
 	OnDemandMaxWriteRequestUnits       = "dynamodb_on_demand_max_write_request_units"
+	TablePITREnabled                   = "dynamodb_table_pitr_enabled"
+	TablePITREarliestRestorable        = "dynamodb_table_pitr_earliest_restorable_timestamp_seconds"
+	TablePITRRecoveryPeriod            = "dynamodb_table_pitr_recovery_period_seconds"
 	AutoScalingMinCapacityUnits        = "dynamodb_autoscaling_min_capacity_units"
 	AutoScalingMaxCapacityUnits        = "dynamodb_autoscaling_max_capacity_units"
 	AutoScalingTargetUtilization       = "dynamodb_autoscaling_target_utilization_ratio"
@@ -121,6 +124,9 @@ const (
 	ExporterTables                     = "dynamodb_exporter_tables"
 	ExporterBuildInfo                  = "dynamodb_exporter_build_info"
 )
+
+// pitrNote says how stale the PITR families may be.
+const pitrNote = " Read once an hour per table (the setting changes rarely and DescribeContinuousBackups is limited to 10 calls a second)."
 
 // backgroundNote ends the help of every family filled from AWS in the
 // background: scrapes never call AWS.
@@ -216,6 +222,17 @@ var awsFamilies = []Family{
 	{OnDemandMaxWriteRequestUnits, Gauge,
 		"Maximum write request units per second configured for an on-demand table or index; absent when unlimited." + backgroundNote,
 		indexLabels, "request units per second", "DynamoDB DescribeTable: OnDemandThroughput.MaxWriteRequestUnits"},
+
+	// DescribeContinuousBackups, read once an hour per table (pitrNote).
+	{TablePITREnabled, Gauge,
+		"1 if point-in-time recovery (PITR) is ENABLED on the table, else 0; absent when the exporter could not read it (dynamodb:DescribeContinuousBackups denied: see dynamodb_exporter_aws_request_errors_total)." + pitrNote + backgroundNote,
+		tableLabels, "boolean", "DynamoDB DescribeContinuousBackups: PointInTimeRecoveryDescription.PointInTimeRecoveryStatus"},
+	{TablePITREarliestRestorable, Gauge,
+		"Earliest time a point-in-time restore of the table can go back to, as Unix seconds: AWS's answer, moved forward to now minus the recovery period between two reads; time() minus it is how far back a restore can go; absent while PITR is off." + pitrNote + backgroundNote,
+		tableLabels, "seconds since epoch", "DynamoDB DescribeContinuousBackups: PointInTimeRecoveryDescription.EarliestRestorableDateTime, RecoveryPeriodInDays"},
+	{TablePITRRecoveryPeriod, Gauge,
+		"Recovery period of the table's point-in-time recovery: how far back a restore can go once PITR has been on that long (1 to 35 days); absent while PITR is off." + pitrNote + backgroundNote,
+		tableLabels, "seconds", "DynamoDB DescribeContinuousBackups: PointInTimeRecoveryDescription.RecoveryPeriodInDays × 86400"},
 
 	// Application Auto Scaling.
 	{AutoScalingMinCapacityUnits, Gauge,

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -16,6 +17,12 @@ type Table struct {
 	Description *types.TableDescription
 	// TTL is the last DescribeTimeToLive answer; nil if it could not be read.
 	TTL *types.TimeToLiveDescription
+	// PITR is the last DescribeContinuousBackups answer's point-in-time
+	// recovery description; nil if it could not be read.
+	PITR *types.PointInTimeRecoveryDescription
+	// PITRReadAt is when PITR was last asked for (answered or denied); zero
+	// if never.
+	PITRReadAt time.Time
 	// Tags are the table's tags when tag filters are configured, else nil.
 	Tags map[string]string
 }

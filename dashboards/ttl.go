@@ -19,11 +19,17 @@ func ttlBoard() board {
 	const liveData = "DynamoDBTTLDeletingLiveData"
 	deletionBase := fmt.Sprintf("avg_over_time(%s[%s] offset 1h)", sel(ttlDeletedRate1h, selT), param(liveData, "deletion_baseline_window"))
 	status := []panel{
-		{kind: tablePanel, title: "TTL status and attribute", unit: unitInfo, merge: true, width: 8,
+		{kind: tablePanel, title: "TTL status and attribute", unit: unitInfo, merge: true, width: 6,
 			description: "Time to Live setting of each table: status (ENABLED, ENABLING, DISABLED, DISABLING) and the attribute TTL reads. A change takes up to " +
 				"an hour and a second change within it fails.",
 			queries: []query{{expr: fmt.Sprintf("max by (%s, status, attribute) (%s)", byT, sel(c.TableTTLInfo, selT)), instant: true, column: "-"}}},
-		{kind: timeSeries, title: "TTL deletions per minute against their baseline", unit: unitPerMinute, width: 16,
+		{kind: statPanel, title: "Point-in-time recovery: how far back a restore can go", unit: unitSeconds, width: 6,
+			description: "Per table, now minus the earliest time a point-in-time restore can go back to: the way back when TTL deletes live data " +
+				"(DynamoDBTTLDeletingLiveData). 0 means point-in-time recovery (PITR) is off: deleted items cannot be restored. No value: the exporter " +
+				"cannot read PITR (dynamodb:DescribeContinuousBackups denied). Read once an hour per table; confirm with " +
+				"`aws dynamodb describe-continuous-backups` before a restore.",
+			queries: []query{{expr: fmt.Sprintf("time() - %s\nor\n%s * 0", sel(c.TablePITREarliestRestorable, selT), sel(c.TablePITREnabled, selT)), instant: true, legend: "{{table}}"}}},
+		{kind: timeSeries, title: "TTL deletions per minute against their baseline", unit: unitPerMinute, width: 12,
 			lines: []float64{number(liveData, "min_deletions_per_second") * 60},
 			description: fmt.Sprintf("Items TTL deleted per minute over the last hour, their baseline (mean of the hourly rates over %s, ending an hour ago) and "+
 				"the alert level, %s times the baseline. Deletions far above the alert level and above the dashed line (min_deletions_per_second) while the "+
@@ -100,7 +106,7 @@ func ttlBoard() board {
 	}
 	return board{
 		uid: TTLUID, title: "DynamoDB TTL health", file: "ttl-health.json",
-		description: "Time to Live of the selected tables: status, deletions against their baseline, expired-but-not-deleted and never-expiring estimates, oldest expired item, remaining lifetime of live items, and what the sampler costs.",
+		description: "Time to Live of the selected tables: status, how far back point-in-time recovery can restore, deletions against their baseline, expired-but-not-deleted and never-expiring estimates, oldest expired item, remaining lifetime of live items, and what the sampler costs.",
 		rows: []row{
 			{title: "Setting and deletions", panels: status},
 			{title: "Backlog and values TTL ignores", panels: backlog},

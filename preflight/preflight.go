@@ -147,6 +147,13 @@ var probes = []probe{
 		_, err := t.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 		return err
 	}},
+	{"dynamodb:DescribeContinuousBackups", nil, func(ctx context.Context, t *awsclient.Target, table string) error {
+		if table == "" {
+			return noTable
+		}
+		_, err := t.DynamoDB.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+		return err
+	}},
 	{"dynamodb:ListTagsOfResource", func(c *config.Config) bool { return c.Tables.NeedsTags() }, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
 			return noTable

@@ -92,6 +92,7 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	}
 	for _, s := range []string{
 		"ok       dynamodb:DescribeTable",
+		"ok       dynamodb:DescribeContinuousBackups",
 		"ok       cloudwatch:GetMetricData",
 		"ok       dynamodb:Scan",
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
@@ -205,5 +206,16 @@ func TestCheckProbesTagsOnlyWithTagFilters(t *testing.T) {
 	res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\ntables: {tags: {env: prod}}\n"), &out)
 	if res.OK() || !strings.Contains(out.String(), "MISSING  dynamodb:ListTagsOfResource") {
 		t.Errorf("with tag filters a refused ListTagsOfResource must be named:\n%s", out.String())
+	}
+}
+
+func TestCheckNamesMissingPITRPermission(t *testing.T) {
+	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
+	account100(t, sim)
+	sim.Deny("dynamodb:DescribeContinuousBackups")
+	var out bytes.Buffer
+	res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\n"), &out)
+	if res.OK() || !strings.Contains(out.String(), "MISSING  dynamodb:DescribeContinuousBackups") {
+		t.Errorf("a refused DescribeContinuousBackups must be named:\n%s", out.String())
 	}
 }

@@ -30,6 +30,10 @@ var seriesBudget = []budget{
 	{"dynamodb_last_switch_to_on_demand_timestamp_seconds", 1, "alerts (switching mode too often)"},
 	{"dynamodb_on_demand_max_read_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
 	{"dynamodb_on_demand_max_write_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
+	// DescribeContinuousBackups, once an hour per table.
+	{"dynamodb_table_pitr_enabled", 1, "PITR on or off; the TTL-deleting-live-data page and its runbook, dashboards"},
+	{"dynamodb_table_pitr_earliest_restorable_timestamp_seconds", 1, "PITR on: how far back a restore can go; the TTL page's runbook, dashboards"},
+	{"dynamodb_table_pitr_recovery_period_seconds", 1, "PITR on: the configured recovery period; dashboards"},
 	// Application Auto Scaling, per scalable target (read, write).
 	{"dynamodb_autoscaling_min_capacity_units", 6, "read, write × table + 2 GSIs; expected by users"},
 	{"dynamodb_autoscaling_max_capacity_units", 6, "read, write × table + 2 GSIs; alerts"},

@@ -12,17 +12,18 @@ import (
 
 // dynamoHandlers are the simulated DynamoDB operations.
 var dynamoHandlers = map[string]func(*call) (any, error){
-	"ListTables":         (*call).ddbListTables,
-	"DescribeTable":      (*call).ddbDescribeTable,
-	"DescribeTimeToLive": (*call).ddbDescribeTimeToLive,
-	"ListTagsOfResource": (*call).ddbListTagsOfResource,
-	"UpdateTable":        (*call).ddbUpdateTable,
-	"UpdateTimeToLive":   (*call).ddbUpdateTimeToLive,
-	"PutItem":            (*call).ddbPutItem,
-	"GetItem":            (*call).ddbGetItem,
-	"DeleteItem":         (*call).ddbDeleteItem,
-	"BatchWriteItem":     (*call).ddbBatchWriteItem,
-	"Scan":               (*call).ddbScan,
+	"ListTables":                (*call).ddbListTables,
+	"DescribeTable":             (*call).ddbDescribeTable,
+	"DescribeTimeToLive":        (*call).ddbDescribeTimeToLive,
+	"DescribeContinuousBackups": (*call).ddbDescribeContinuousBackups,
+	"ListTagsOfResource":        (*call).ddbListTagsOfResource,
+	"UpdateTable":               (*call).ddbUpdateTable,
+	"UpdateTimeToLive":          (*call).ddbUpdateTimeToLive,
+	"PutItem":                   (*call).ddbPutItem,
+	"GetItem":                   (*call).ddbGetItem,
+	"DeleteItem":                (*call).ddbDeleteItem,
+	"BatchWriteItem":            (*call).ddbBatchWriteItem,
+	"Scan":                      (*call).ddbScan,
 }
 
 // decodeJSON decodes an AWS JSON request body into in; an empty body is {}.

@@ -12,9 +12,14 @@ type ErrorKind string
 
 // Error kinds that handlers, faults and the deny list produce.
 const (
-	ErrValidation          ErrorKind = "Validation"
-	ErrInvalidParameter    ErrorKind = "InvalidParameterValue"
-	ErrResourceNotFound    ErrorKind = "ResourceNotFound"
+	ErrValidation       ErrorKind = "Validation"
+	ErrInvalidParameter ErrorKind = "InvalidParameterValue"
+	ErrResourceNotFound ErrorKind = "ResourceNotFound"
+	// ErrTableNotFound is DynamoDB's TableNotFoundException, which the
+	// backup operations (DescribeContinuousBackups) answer for a missing
+	// table where the others answer ResourceNotFoundException
+	// (DescribeContinuousBackups API reference, "Errors").
+	ErrTableNotFound       ErrorKind = "TableNotFound"
 	ErrLimitExceeded       ErrorKind = "LimitExceeded"
 	ErrThrottling          ErrorKind = "Throttling"
 	ErrAccessDenied        ErrorKind = "AccessDenied"
@@ -102,6 +107,8 @@ func dynamoWireError(kind ErrorKind) wireErr {
 		return wireErr{"com.amazon.coral.validate#ValidationException", "ValidationException", 400}
 	case ErrResourceNotFound:
 		return wireErr{ddbNS + "ResourceNotFoundException", "ResourceNotFoundException", 400}
+	case ErrTableNotFound:
+		return wireErr{ddbNS + "TableNotFoundException", "TableNotFoundException", 400}
 	case ErrLimitExceeded:
 		return wireErr{ddbNS + "LimitExceededException", "LimitExceededException", 400}
 	case ErrThrottling:

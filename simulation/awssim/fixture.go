@@ -65,6 +65,7 @@ func fixtureTables() map[string][]Table {
 				},
 				Tags: map[string]string{"team": "payments", "env": "prod"},
 				TTL:  TimeToLive{Status: TTLEnabled, AttributeName: "expires_at"},
+				PITR: PointInTimeRecovery{Enabled: true, RecoveryPeriodDays: 14},
 			},
 			{
 				Name:                              "sessions",

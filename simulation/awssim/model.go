@@ -74,6 +74,24 @@ type TimeToLive struct {
 	TransitionEnds time.Time
 }
 
+// PointInTimeRecovery is a table's point-in-time recovery setting, answered
+// by DescribeContinuousBackups.
+type PointInTimeRecovery struct {
+	Enabled bool // default: disabled, as a new table is
+	// RecoveryPeriodDays is how many days back a restore can go, 1 to 35;
+	// 0 means DefaultRecoveryPeriodDays.
+	RecoveryPeriodDays int
+	// EnabledAt is when PITR was turned on: the earliest restorable time
+	// until the recovery period has passed since. Zero: the table's
+	// creation.
+	EnabledAt time.Time
+}
+
+// DefaultRecoveryPeriodDays is the recovery period of PITR when none is
+// given (UpdateContinuousBackups API reference, RecoveryPeriodInDays:
+// "If no value is provided, the value will default to 35").
+const DefaultRecoveryPeriodDays = 35
+
 // DefaultTTLDeletionDelay is how long after an item's TTL has passed the
 // simulated TTL process deletes it when Table.TTLDeletionDelay is zero.
 // DynamoDB gives no SLA; deletions typically happen within a few days.
@@ -98,6 +116,7 @@ type Table struct {
 	GSIs                 []GlobalSecondaryIndex
 	Tags                 map[string]string
 	TTL                  TimeToLive
+	PITR                 PointInTimeRecovery
 
 	// TTLDeletionDelay is how long after an item becomes eligible (its TTL
 	// has passed, TTL is ENABLED and the item was written) the simulated

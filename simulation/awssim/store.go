@@ -67,6 +67,15 @@ func (s *Server) PutTable(region string, t Table) error {
 	if t.CreationDateTime.IsZero() {
 		t.CreationDateTime = s.now()
 	}
+	if t.PITR.RecoveryPeriodDays == 0 {
+		t.PITR.RecoveryPeriodDays = DefaultRecoveryPeriodDays
+	}
+	if t.PITR.RecoveryPeriodDays < 1 || t.PITR.RecoveryPeriodDays > 35 {
+		return fmt.Errorf("awssim: put table %s: PITR recovery period %d days is not between 1 and 35", t.Name, t.PITR.RecoveryPeriodDays)
+	}
+	if t.PITR.EnabledAt.IsZero() {
+		t.PITR.EnabledAt = t.CreationDateTime
+	}
 	if len(t.KeySchema) == 0 {
 		t.KeySchema = []KeyElement{{AttributeName: "pk", KeyType: "HASH"}}
 	}

@@ -136,6 +136,12 @@ func (e *Engine) install(t *tableSim) error {
 		}
 		tb.TTLDeletionDelay, tb.TTLDeletionJitter = tt.DeletionDelay.D(), tt.DeletionJitter.D()
 	}
+	if pt := s.PITR; pt != nil && *pt.Enabled {
+		tb.PITR = awssim.PointInTimeRecovery{Enabled: true, RecoveryPeriodDays: pt.RecoveryPeriodDays, EnabledAt: created}
+		if pt.EnabledAt != nil {
+			tb.PITR.EnabledAt = minuteTime(e.start).Add(pt.EnabledAt.D())
+		}
+	}
 	if err := e.srv.PutTable(t.region, tb); err != nil {
 		return fmt.Errorf("table %s: %w", s.Name, err)
 	}

@@ -56,6 +56,7 @@ type TableSpec struct {
 	AutoScaling *ScalingSpec      `yaml:"auto_scaling"`
 	GSIs        []GSISpec         `yaml:"gsis"`
 	TTL         *TTLSpec          `yaml:"ttl"`
+	PITR        *PITRSpec         `yaml:"pitr"` // default: point-in-time recovery disabled
 	Tags        map[string]string `yaml:"tags"`
 	ItemCount   int64             `yaml:"item_count"` // DescribeTable figures of tables without simulated items
 	SizeBytes   int64             `yaml:"size_bytes"`
@@ -171,6 +172,16 @@ type TTLSpec struct {
 	Items          []PopulationSpec `yaml:"items"`
 	Writes         *WritesSpec      `yaml:"writes"`
 	Rewrites       []RewriteSpec    `yaml:"rewrites"`
+}
+
+// PITRSpec is a table's point-in-time recovery setting, as
+// DescribeContinuousBackups answers it.
+type PITRSpec struct {
+	Enabled *bool `yaml:"enabled"` // default true
+	// RecoveryPeriodDays is how far back a restore can go, 1 to 35 days
+	// (default 35, AWS's default).
+	RecoveryPeriodDays int     `yaml:"recovery_period_days"`
+	EnabledAt          *Offset `yaml:"enabled_at"` // default: the table's creation
 }
 
 // PopulationSpec is Count items of one class written at Written (spread

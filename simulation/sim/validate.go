@@ -228,8 +228,43 @@ func (v *validator) table(p string, t *TableSpec) error {
 	if err := v.switches(p, t); err != nil {
 		return err
 	}
+	if err := v.pitr(p+".pitr", t); err != nil {
+		return err
+	}
 	if t.TTL != nil {
 		return v.ttl(p+".ttl", t)
+	}
+	return nil
+}
+
+// pitr applies the defaults of a point-in-time recovery setting and checks
+// it: AWS accepts a recovery period of 1 to 35 days (UpdateContinuousBackups
+// API reference, RecoveryPeriodInDays).
+func (v *validator) pitr(p string, t *TableSpec) error {
+	pt := t.PITR
+	if pt == nil {
+		return nil
+	}
+	if pt.Enabled == nil {
+		on := true
+		pt.Enabled = &on
+	}
+	if pt.RecoveryPeriodDays == 0 {
+		pt.RecoveryPeriodDays = 35
+	}
+	if pt.RecoveryPeriodDays < 1 || pt.RecoveryPeriodDays > 35 {
+		return v.errf(p+".recovery_period_days", "recovery period %d days must be between 1 and 35", pt.RecoveryPeriodDays)
+	}
+	if pt.EnabledAt != nil {
+		if err := v.inScenario(p+".enabled_at", *pt.EnabledAt); err != nil {
+			return err
+		}
+		if pt.EnabledAt.D() < t.Created.D() {
+			return v.errf(p+".enabled_at", "PITR enabled at %s, before the table was created (%s)", formatOffset(pt.EnabledAt.D()), formatOffset(t.Created.D()))
+		}
+		if pt.EnabledAt.D() > 0 {
+			return v.errf(p+".enabled_at", "PITR enabled at %s: the setting is fixed at the scenario start (changes are not simulated)", formatOffset(pt.EnabledAt.D()))
+		}
 	}
 	return nil
 }
