@@ -620,12 +620,15 @@ func ttlAlerts() []Rule {
 	tableItems := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]])`
 	itemGrowth := `max by (account, region, table) (dynamodb_items[[sel "index=\"\""]] - dynamodb_items[[sel "index=\"\""]] offset [[.P.growth_window]])`
 	// The table's age in seconds, and TTL's deletions per second over
-	// age_deletion_window or the exporter's time so far (a counter that
-	// never stepped reads 0 beside the item count: TTL deleting nothing at
-	// all is the extreme case).
+	// age_deletion_window: while the counter is younger than the window,
+	// its deletions so far spread over the whole window (low, so the
+	// condition may hold early; with for as long as the window, the
+	// evaluation that fires reads a full window). A counter that never
+	// stepped reads 0 beside the item count: TTL deleting nothing at all
+	// is the extreme case.
 	tableAge := `(time() - max by (account, region, table) (dynamodb_table_creation_timestamp_seconds[[sel]]))`
 	deletedSoFar := `(
-    sum by (account, region, table) (rate(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.age_deletion_window]]))
+    sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.age_deletion_window]])) / [[seconds .P.age_deletion_window]]
     or on (account, region, table) 0 * ` + tableItems + `
   )`
 	return []Rule{
@@ -776,7 +779,7 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 				{Name: "min_growth_ratio", Kind: Number, Default: "0.01", Doc: "Growth of the item count over the window, as a share of the items, under which a table is not growing materially."},
 				{Name: "min_table_age", Kind: Number, Default: "2592000", Doc: "Second branch (the first evaluation, before a growth window of history): age of the table in seconds (DescribeTable's CreationDateTime) under which its mean growth since creation is not judged: a table in its first 30 days may be filling up to a retention of a month or more by design."},
 				{Name: "min_retention_to_age", Kind: Number, Default: "2", Doc: "Second branch: how many times the table's age the newest sampled live items must still have to live (the latest live expiry the TTL sampler saw, from now): a table filling up to a retention a little longer than its age levels off soon; one whose new items outlive its age twice over at least triples its storage before TTL catches up."},
-				{Name: "age_deletion_window", Kind: Duration, Default: "6h", Doc: "Second branch: window of TTL's deletion rate (the exporter's time so far, when shorter) compared with the table's mean growth over its age."},
+				{Name: "age_deletion_window", Kind: Duration, Default: "6h", Doc: "Second branch: window of TTL's deletion rate compared with the table's mean growth over its age (while the exporter is younger, its deletions so far over the whole window); keep it no longer than the alert's for (6h), so that the evaluation that fires reads a full window."},
 			},
 			// Items written over the window are estimated as the growth of
 			// the item count plus the TTL deletions (items the application
