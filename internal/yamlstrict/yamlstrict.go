@@ -67,7 +67,7 @@ func (d *Decoder) walk(n *yaml.Node, v reflect.Value, path string) error {
 	if d.Seen != nil {
 		d.Seen(path, n.Line)
 	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+	if isNull(n) {
 		return nil // an empty value keeps the default
 	}
 	if f, ok := d.Types[v.Type()]; ok {
@@ -90,6 +90,9 @@ func (d *Decoder) walk(n *yaml.Node, v reflect.Value, path string) error {
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, item := range n.Content {
+			if isNull(item) {
+				return fmt.Errorf("%s[%d] (line %d): empty list entry", where(path), i, item.Line)
+			}
 			if err := d.walk(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
@@ -105,6 +108,12 @@ func (d *Decoder) walk(n *yaml.Node, v reflect.Value, path string) error {
 			k, val := n.Content[i], n.Content[i+1]
 			if m.MapIndex(reflect.ValueOf(k.Value)).IsValid() {
 				return fmt.Errorf("%s (line %d): key given twice", Join(path, k.Value), k.Line)
+			}
+			if isNull(val) {
+				// A key with no value has no default to keep: a zero value
+				// here (a regular expression matching nothing) would be a
+				// setting nobody wrote.
+				return fmt.Errorf("%s (line %d): no value given", Join(path, k.Value), k.Line)
 			}
 			elem := reflect.New(v.Type().Elem()).Elem()
 			if err := d.walk(val, elem, Join(path, k.Value)); err != nil {
@@ -186,4 +195,12 @@ func (d *Decoder) walkStruct(n *yaml.Node, v reflect.Value, path string) error {
 		}
 	}
 	return nil
+}
+
+// isNull reports an empty value (nothing, ~ or null), following aliases.
+func isNull(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }

@@ -41,6 +41,9 @@ func TestDecodeErrorsNamePathAndLine(t *testing.T) {
 		{"name: a\nname: b\n", `name (line 2): key given twice`},
 		{"upper: !x [1]\n", `upper (line 1): expected a string`},
 		{"- 1\n", `top level (line 1): expected a mapping of keys to values`},
+		{"map:\n  a:\n", `map.a (line 2): no value given`},
+		{"map:\n  a: ~\n", `map.a (line 2): no value given`},
+		{"list:\n- n: 1\n- \n", `list[1] (line 3): empty list entry`},
 	} {
 		var d doc
 		err := decodeString(t, &Decoder{}, tc.src, &d)
