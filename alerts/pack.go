@@ -330,10 +330,15 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 		{
 			Alert: "DynamoDBHotPartition", Severity: Warning, For: "2m",
 			Params: []Param{minThrottles, fastWindow, flashCrowdFactor},
+			// Not while the table, or any of its indexes, in either kind,
+			// is in a flash crowd: the crowd's other kind or index throttles
+			// by partition too, often too little to show the crowd in its
+			// own demand (consumed capacity arrives on the slow tier, the
+			// throttles on the fast one), and the cause is the crowd.
 			Expr: `sum by (account, region, table, index, kind) (
   dynamodb:throttle_events_by_cause:rate_fast{cause="key_range_throughput"}
 ) > [[.P.min_throttles_per_second]]
-unless on (account, region, table, index, kind)
+unless on (account, region, table)
 ` + flashCrowd,
 			Summary: "A DynamoDB table or index throttles on a hot partition (key range).",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
