@@ -250,6 +250,7 @@ func CapacitySettings(c config.Capacity) collectors.CapacitySettings {
 			Prices: capacity.Prices{
 				OnDemandReadPerMillion: p.OnDemandReadPerMillion, OnDemandWritePerMillion: p.OnDemandWritePerMillion,
 				ProvisionedRCUHour: p.ProvisionedRCUHour, ProvisionedWCUHour: p.ProvisionedWCUHour,
+				StorageGBMonth: p.StorageGBMonth,
 			},
 		})
 	}
