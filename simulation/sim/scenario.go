@@ -50,7 +50,7 @@ type TableSpec struct {
 	// Class then), at or before the start; absent: never (DescribeTable
 	// reports no TableClassSummary.LastUpdateDateTime).
 	ClassChanged *Offset `yaml:"class_changed"`
-	Created Offset `yaml:"created"` // default: the start of the history
+	Created      Offset  `yaml:"created"` // default: the start of the history
 	// Capacity is the provisioned capacity (units/s) at the start of the
 	// history and when switching back to provisioned (default 5/5).
 	Capacity    ReadWrite         `yaml:"capacity"`
