@@ -144,7 +144,8 @@ type ClassInput struct {
 	// Now is the time of the decision.
 	Now time.Time
 	// MinMonthlySaving is the smallest monthly saving, in USD, worth a
-	// switch (Options.MinMonthlySaving).
+	// switch, read as Options.MinMonthlySaving: 0 is
+	// DefaultMinMonthlySaving, a negative value no minimum.
 	MinMonthlySaving float64
 }
 
@@ -209,7 +210,7 @@ func CompareClasses(in ClassInput) (ClassAdvice, error) {
 	}
 	switch {
 	case !(a.Saving > 0):
-	case a.Saving < in.MinMonthlySaving:
+	case a.Saving < threshold(in.MinMonthlySaving, DefaultMinMonthlySaving):
 		a.Code = ReasonSavingBelowMinimum
 	case !in.LastChange.IsZero() && in.Now.Sub(in.LastChange) < ClassChangeWindow:
 		a.Code = ReasonRecentClassChange

@@ -44,7 +44,7 @@ func TestClassBreakEvenKnownAnswer(t *testing.T) {
 		{1000, SwitchToStandardIA, 575},
 	} {
 		std, ia := classCosts(t, 100, c.storage)
-		a, err := CompareClasses(ClassInput{Current: Standard, Standard: std, StandardIA: ia, Now: now})
+		a, err := CompareClasses(ClassInput{Current: Standard, Standard: std, StandardIA: ia, Now: now, MinMonthlySaving: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestClassBreakEvenKnownAnswer(t *testing.T) {
 	}
 	// And from Standard-IA back: the same table with little storage.
 	std, ia = classCosts(t, 100, 10)
-	a, _ := CompareClasses(ClassInput{Current: StandardIA, Standard: std, StandardIA: ia, Now: now})
+	a, _ := CompareClasses(ClassInput{Current: StandardIA, Standard: std, StandardIA: ia, Now: now, MinMonthlySaving: -1})
 	if a.Action != SwitchToStandard || math.Abs(a.Saving-(129-110)) > 1e-9 {
 		t.Errorf("IA table with storage 10 of 110: %+v, want switch_to_standard saving 19", a)
 	}
@@ -75,6 +75,7 @@ func TestCompareClassesMinimumAndRecentChange(t *testing.T) {
 	}{
 		{"cheaper", 50, time.Time{}, SwitchToStandardIA, ReasonCheaper},
 		{"below the minimum", 600, time.Time{}, KeepClass, ReasonSavingBelowMinimum},
+		{"the default minimum ($50)", 0, time.Time{}, SwitchToStandardIA, ReasonCheaper},
 		{"changed 29 days ago", 50, now.Add(-29 * 24 * time.Hour), KeepClass, ReasonRecentClassChange},
 		{"changed 30 days ago", 50, now.Add(-ClassChangeWindow), SwitchToStandardIA, ReasonCheaper},
 	} {
