@@ -78,6 +78,7 @@ var seriesBudget = []budget{
 	{"dynamodb_ttl_never_expiring_items_lower_bound", 1, "alerts"},
 	{"dynamodb_ttl_never_expiring_items_upper_bound", 1, "dashboards"},
 	{"dynamodb_ttl_oldest_expired_item_timestamp_seconds", 1, "dashboards"},
+	{"dynamodb_ttl_expired_items_storage_monthly_cost_dollars", 3, "table + 2 GSIs: the expired backlog in dollars (issue 22); dashboards, ttl audit"},
 	{"dynamodb_ttl_latest_live_item_expiry_timestamp_seconds", 1, "alerts (retention too short)"},
 	{"dynamodb_ttl_sampled_live_items_near_latest_expiry", 2, "alerts (retention too short)"},
 	{"dynamodb_ttl_foreseen_expired_items_total", 1, "alerts (retention too short: a batch expiring as designed is no retention bug)"},
