@@ -70,6 +70,40 @@ type classCost struct {
 	StorageUSD    float64 `json:"monthly_storage_usd"`
 }
 
+// classText is a table's class figures in one sentence.
+func classText(c *classJ) string {
+	var storage float64
+	for _, x := range c.Storage {
+		if x.MonthlyUSD != nil {
+			storage += *x.MonthlyUSD
+		}
+	}
+	out := "Table class " + c.Class
+	if c.Class == "" {
+		out = "Table class not reported"
+	}
+	if len(c.Storage) > 0 {
+		out += fmt.Sprintf("; storage %s a month (table and GSIs, list price)", usd(storage))
+	}
+	if c.StandardUSD == nil {
+		if c.Recommendation != "" {
+			out += fmt.Sprintf("; no class comparison (%s)", c.ReasonCode)
+		}
+		return out + "."
+	}
+	return out + fmt.Sprintf("; a month in Standard %s, in Standard-IA %s (storage %s of the Standard cost, break-even %s): %s (%s), saving %s a month if switched.",
+		usd(c.StandardUSD.ThroughputUSD+c.StandardUSD.StorageUSD), usd(c.StandardIAUSD.ThroughputUSD+c.StandardIAUSD.StorageUSD),
+		optShare(c.StorageShare), optShare(c.BreakEvenShare), c.Recommendation, c.ReasonCode, optUSD(c.SavingUSD))
+}
+
+// optShare is *p as an unsigned percentage, "-" for nil.
+func optShare(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100**p)
+}
+
 // optUSD is usd of *p, "-" for nil.
 func optUSD(p *float64) string {
 	if p == nil {
@@ -392,7 +426,7 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) |\n", mdCell(t.Table), c.Class, storageCell,
 			usd(c.StandardUSD.ThroughputUSD+c.StandardUSD.StorageUSD), usd(c.StandardIAUSD.ThroughputUSD+c.StandardIAUSD.StorageUSD),
-			optPct(c.StorageShare), optPct(c.BreakEvenShare), optUSD(c.SavingUSD), c.Recommendation, c.ReasonCode)
+			optShare(c.StorageShare), optShare(c.BreakEvenShare), optUSD(c.SavingUSD), c.Recommendation, c.ReasonCode)
 	}
 	b.WriteString("\n## Traffic\n\nRatios over 1 day and the rolling 7 days (review beyond ±30% drift); peak-to-average over 7 days; baselines are median hourly read+write units/s.\n\n")
 	b.WriteString("| Table | Index | R/W 1d | R/W 7d | Drift | Peak/avg read | Peak/avg write | Baseline 1w | Baseline 4w | Surge retention |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -546,6 +580,7 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 		return "-"
 	},
 	"diagnosisIntro": func() string { return diagnosisIntro },
+	"classText":      classText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -583,6 +618,7 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 {{with .Cost}}<p class="verdict {{if eq .Recommendation "keep"}}keep{{else}}switch{{end}}">{{.Recommendation}} ({{.ReasonCode}}): {{.Reason}}</p>
 <p>Over {{days .CoveredSeconds}} of actual consumption: on demand {{usd .OnDemandUSD}}, provisioned with auto-scaling {{usd .ProvisionedUSD}}; a month: {{usd .MonthlyOnDemandUSD}} on demand, {{usd .MonthlyProvisionedUSD}} provisioned.{{if gt .ThrottledUnits 0.0}} Provisioned capacity would have throttled {{printf "%.0f" .ThrottledUnits}} request units.{{end}}</p>{{end}}
 {{with .Error}}<p class="switch">No cost what-if: {{.}}</p>{{end}}
+{{with .Class}}<p>{{classText .}}</p>{{end}}
 {{range .Notes}}<p>{{.}}</p>{{end}}
 <div class="charts">
 {{range .Charts}}{{$c := .}}<figure>
