@@ -62,3 +62,21 @@ func TestCapacityReportTableClass(t *testing.T) {
 		t.Errorf("JSON table_class of a table without a class %+v, want none without a saving", c)
 	}
 }
+
+func TestLandingTableClass(t *testing.T) {
+	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	std := capacity.ClassCost{Class: capacity.Standard, Throughput: 100, Storage: 150}
+	ia := capacity.ClassCost{Class: capacity.StandardIA, Throughput: 125, Storage: 60}
+	advice, _ := capacity.CompareClasses(capacity.ClassInput{Current: capacity.Standard, Standard: std, StandardIA: ia, Now: now})
+	var b bytes.Buffer
+	if err := LandingHTML(&b, Landing{MetricsPath: "/metrics", CapacityEnabled: true, Now: now, Reports: []collectors.TableReport{
+		{Account: "a", Region: "us-east-1", Table: "archive", Mode: capacity.OnDemand, Class: &collectors.ClassFigures{
+			Class: capacity.Standard, Storage: []collectors.IndexStorage{{Bytes: 600 << 30, Monthly: 150}},
+			Window: "30d", Standard: std, StandardIA: ia, Advice: advice}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<td class="n">$150.00</td><td>STANDARD: switch_to_standard_ia (cheaper; $65.00 a month if switched)</td>`; !strings.Contains(b.String(), want) {
+		t.Errorf("landing page lacks %s:\n%s", want, b.String())
+	}
+}
