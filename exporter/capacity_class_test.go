@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/config"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -61,4 +64,17 @@ func TestTableClassFromTheSimulatedAccount(t *testing.T) {
 	}
 	mustValue(t, body, catalogue.CapacityClassRecommendationInfo, map[string]string{"table": "archive", "window": "30d", "recommendation": "switch_to_standard_ia", "reason_code": "cheaper"})
 	mustValue(t, body, catalogue.CapacityClassRecommendationInfo, map[string]string{"table": "archive-recent", "window": "30d", "recommendation": "keep", "reason_code": "recent_class_change"})
+}
+
+// TestStoragePriceFromConfig: collectors.capacity.prices[].storage_gb_month
+// reaches the collectors' price overrides.
+func TestStoragePriceFromConfig(t *testing.T) {
+	cfg, err := config.Parse([]byte("collectors:\n  capacity:\n    prices:\n      - {region: eu-west-3, storage_gb_month: 0.29}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := capacity.StoragePriceFor("eu-west-3", capacity.StandardIA, exporter.CapacitySettings(cfg.Collectors.Capacity).Prices...)
+	if err != nil || math.Abs(p-0.116) > 1e-12 {
+		t.Errorf("Standard-IA storage in eu-west-3: %v, %v; want 0.4 × 0.29", p, err)
+	}
 }
