@@ -23,6 +23,11 @@ type Prices struct {
 	ProvisionedRCUHour float64 `yaml:"provisioned_rcu_hour" json:"provisioned_rcu_hour"`
 	// ProvisionedWCUHour is the price of one write capacity unit for one hour.
 	ProvisionedWCUHour float64 `yaml:"provisioned_wcu_hour" json:"provisioned_wcu_hour"`
+	// StorageGBMonth is the price of one GB (2^30 bytes) stored for a month.
+	// Optional: PricesForClass leaves it zero where it knows no storage
+	// price, and the storage figures are then not computed (StoragePriceFor
+	// says why); the throughput figures do not need it.
+	StorageGBMonth float64 `yaml:"storage_gb_month,omitempty" json:"storage_gb_month,omitempty"`
 }
 
 // Validate reports the first price that is not a positive finite number.
@@ -49,13 +54,15 @@ func (p *Prices) fields() []priceField {
 	}
 }
 
-// scaled returns p with every price multiplied by k.
+// scaled returns p with every throughput price multiplied by k (the
+// storage price is the class's own: StoragePriceFor).
 func (p Prices) scaled(k float64) Prices {
 	return Prices{
 		OnDemandReadPerMillion:  p.OnDemandReadPerMillion * k,
 		OnDemandWritePerMillion: p.OnDemandWritePerMillion * k,
 		ProvisionedRCUHour:      p.ProvisionedRCUHour * k,
 		ProvisionedWCUHour:      p.ProvisionedWCUHour * k,
+		StorageGBMonth:          p.StorageGBMonth,
 	}
 }
 
@@ -66,7 +73,7 @@ const (
 	// Standard is the default table class.
 	Standard TableClass = "STANDARD"
 	// StandardIA is the Standard-Infrequent-Access table class: cheaper
-	// storage (not modelled here), dearer throughput.
+	// storage, dearer throughput.
 	StandardIA TableClass = "STANDARD_INFREQUENT_ACCESS"
 )
 

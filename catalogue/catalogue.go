@@ -99,6 +99,7 @@ const (
 	TTLNeverExpiringItemsLowerBound    = "dynamodb_ttl_never_expiring_items_lower_bound"
 	TTLNeverExpiringItemsUpperBound    = "dynamodb_ttl_never_expiring_items_upper_bound"
 	TTLOldestExpiredItemTimestamp      = "dynamodb_ttl_oldest_expired_item_timestamp_seconds"
+	TTLExpiredStorageMonthlyCost       = "dynamodb_ttl_expired_items_storage_monthly_cost_dollars"
 	TTLCandidateAttributeItemsRatio    = "dynamodb_ttl_candidate_attribute_items_ratio"
 	TTLCandidateExpiredItemsEstimate   = "dynamodb_ttl_candidate_attribute_expired_items_estimate"
 	TTLCandidateExpiredItemsLowerBound = "dynamodb_ttl_candidate_attribute_expired_items_lower_bound"
@@ -279,6 +280,9 @@ var awsFamilies = []Family{
 	{TTLOldestExpiredItemTimestamp, Gauge,
 		"TTL value (the expiry time, Unix seconds) of the oldest expired item the last sample saw; time() minus it is how late deletion runs; absent when the sample held no expired item." + backgroundNote,
 		tableLabels, "seconds since epoch", "DynamoDB Scan sample"},
+	{TTLExpiredStorageMonthlyCost, Gauge,
+		"Storage cost in USD a month of the items whose TTL has passed but that DynamoDB has not deleted yet, in the table (index empty) and in each GSI: the expired-item estimate times the mean billable size of the expired items the sample read whole (their attributes as DynamoDB sizes them, plus 100 bytes of per-item overhead; in a GSI only the items carrying its key attributes, with its projection), at the list price per GB-month (2^30 bytes) of the table's class (built in for us-east-1 only; elsewhere set collectors.capacity.prices[].storage_gb_month). Absent without a storage price, a reported table class, or an expired item read whole while some are estimated; a GSI whose projection DescribeTable does not state has no series." + backgroundNote,
+		indexLabels, "USD per month", "DynamoDB Scan sample (whole items), DescribeTable ItemCount, KeySchema, GSI projections and TableClassSummary; capacity package storage prices"},
 	{TTLCandidateAttributeItemsRatio, Gauge,
 		"Estimated share of the table's items that lack the TTL attribute but carry attribute, another top-level Number holding an epoch time (seconds, or milliseconds) from five years ago to 20 years ahead: the likely intended TTL attribute, so TTL never deletes these items. Looked for among the sampled items that lack the TTL attribute, however few (the collector's samples read whole items, at the same read cost as the keys alone); attribute is named only when at least half of the sampled items without the TTL attribute carry it, and not when it never holds a future time while its latest value is about as close to now as its latest values are to each other (a creation or update time tracking the clock, such as updated_at on items kept for good). Absent when no attribute qualifies." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelAttribute}, "ratio", "DynamoDB Scan sample (whole items), classified by the exporter"},

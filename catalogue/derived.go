@@ -26,6 +26,11 @@ const (
 	CapacitySimulatedThrottled     = "dynamodb_capacity_simulated_throttled_units"
 	CapacityTraceSeconds           = "dynamodb_capacity_cost_trace_seconds"
 	CapacityRecommendationInfo     = "dynamodb_capacity_recommendation_info"
+	// Storage and the table class (capacity.CompareClasses).
+	CapacityStorageMonthlyCost      = "dynamodb_capacity_storage_monthly_cost_dollars"
+	CapacityClassMonthlyCost        = "dynamodb_capacity_class_monthly_cost_dollars"
+	CapacityClassSwitchSaving       = "dynamodb_capacity_class_monthly_switch_saving_dollars"
+	CapacityClassRecommendationInfo = "dynamodb_capacity_class_recommendation_info"
 	// The diagnosis of the simulated throttling of a provisioned table's
 	// own auto-scaling policy (capacity.DiagnoseTable).
 	CapacityDiagnosisThrottled     = "dynamodb_capacity_diagnosis_throttled_units"
@@ -45,7 +50,10 @@ const (
 	capacityHistorySource        = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits history, Sum (1-minute for 15 days, 5-minute to 63 days, hourly beyond)"
 	capacityCostSource           = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable provisioning; capacity package cost model and built-in or configured prices"
 	derivedNote                  = " Derived by the exporter from CloudWatch history, refreshed every collectors.capacity.interval; absent when not computable."
-	costNote                     = " Throughput only: storage, backups, streams and data transfer are out of scope."
+	costNote                     = " Throughput only (storage: dynamodb_capacity_storage_monthly_cost_dollars, dynamodb_capacity_class_monthly_cost_dollars); backups, streams and data transfer are out of scope."
+	storageSource                = "DynamoDB DescribeTable: TableSizeBytes, IndexSizeBytes, TableClassSummary; capacity package built-in or configured storage prices"
+	classSource                  = "CloudWatch consumed history, Application Auto Scaling settings, DescribeTable sizes and TableClassSummary; capacity package cost model (capacity.CompareClasses) and built-in or configured prices"
+	storageNote                  = " Storage at the list price per GB-month (2^30 bytes) of the table's class, built in for us-east-1 only (elsewhere set collectors.capacity.prices[].storage_gb_month: absent until then); the free tier (25 GB per account and region) is not deducted. DescribeTable refreshes sizes about every six hours."
 	diagnosisSource              = "CloudWatch consumed history, Application Auto Scaling policy (target, min, max, cooldowns), DescribeTable billing mode; capacity package auto-scaling simulation (capacity.DiagnoseTable)"
 	diagnosisScope               = " Only for a PROVISIONED table, per table (index empty) or GSI, for a dimension its own auto-scaling policy scales; the simulation runs the policy the table has now over the whole window, also before a change of the policy within it; the window covers what dynamodb_capacity_cost_trace_seconds says (less for a younger table); a minute without a datapoint counts as no traffic."
 )
@@ -101,6 +109,18 @@ var derivedFamilies = []Family{
 	{CapacityRecommendationInfo, Gauge,
 		"Billing-mode recommendation from the window's cost what-if as labels; the value is always 1. recommendation is keep, switch_to_on_demand or switch_to_provisioned; reason_code is cheaper, saving_below_minimum, simulated_throttling or traffic_below_minimum." + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "recommendation", "reason_code"}, "info", capacityCostSource},
+	{CapacityStorageMonthlyCost, Gauge,
+		"Storage cost in USD a month of the table (index empty) or GSI at its current size and the price of the table's class (every index uses its table's class); absent when DescribeTable reports no class or size, or without a storage price." + storageNote + derivedNote,
+		indexLabels, "USD per month", storageSource},
+	{CapacityClassMonthlyCost, Gauge,
+		"Monthly cost in USD of the table and its GSIs in each table class (table_class: STANDARD or STANDARD_INFREQUENT_ACCESS, whichever the table has), by component: throughput (the window's consumption in the table's current billing mode, priced in that class, scaled to 730 hours) or storage (today's size in that class). Only the longest cost window computed (window: 30d, or 7d for a younger table)." + storageNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "table_class", "component"}, "USD per month", classSource},
+	{CapacityClassSwitchSaving, Gauge,
+		"Monthly saving in USD of switching the table to the other table class: its monthly cost (throughput plus storage) in its class minus that in the other; negative when switching costs more. Standard-IA is cheaper exactly when storage exceeds (t-1)/((t-1)+(1-s)) of the Standard cost, s and t its storage and throughput prices over Standard's: 5/17 (29.4%) at the list prices, which AWS's guide rounds to storage above 50% of the throughput cost." + storageNote + derivedNote,
+		derivedTableWindowLabels, "USD per month", classSource},
+	{CapacityClassRecommendationInfo, Gauge,
+		"Table-class recommendation as labels; the value is always 1. recommendation is keep, switch_to_standard_ia or switch_to_standard with reason_code cheaper, saving_below_minimum (the other class saves less than collectors.capacity.min_monthly_saving) or recent_class_change (the class changed within 30 days: AWS allows two class updates in a trailing 30 days and DescribeTable shows the latest only); or none, with window empty, when no comparison is made, reason_code class_not_reported (DescribeTable has no TableClassSummary), unknown_class, no_price or size_not_reported: count them by reason_code. The switch is online." + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "recommendation", "reason_code"}, "info", classSource},
 	{CapacityDiagnosisThrottled, Gauge,
 		"Request units the simulation of the table's current auto-scaling policy throttles over the window (7d or 30d), by dimension and cause: at_max, in minutes when capacity was held at the auto-scaling maximum below what the policy wanted (the maximum is too low); target, only for a target utilization above 70%, the units outside those minutes that the same policy at a 70% target does not throttle in the same minute (the target leaves too little headroom); reaction, the rest, demand rising faster than auto-scaling reacts (2 minutes above target, then collectors.capacity.scale_out_delay) even at a reasonable target. A cause without throttled units has no series: absent means none. The history is consumed capacity, already capped by the table's real throttling: demand the table refused is not in it, so a policy that served its own history throttles little or nothing here (its real throttling is in dynamodb_throttle_events_total; dynamodb_capacity_diagnosis_saturated_seconds is the signal that survives the cap)." + diagnosisScope + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow, LabelDimension, LabelCause}, "request units", diagnosisSource},

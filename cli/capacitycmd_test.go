@@ -41,7 +41,8 @@ func TestCapacityReportOneTable(t *testing.T) {
 	t.Logf("report:\n%s", out.String())
 	for _, want := range []string{
 		"R/W 1D", "PEAK/AVG READ", "SURGE RETENTION",
-		"storage out of scope",
+		"throughput only: storage is in the table-class section",
+		"Table class and storage", "sessions  STANDARD",
 		"sessions  (table)",
 		"switch_to_provisioned  cheaper",
 		"sessions 30d: provisioned would save $",

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
+	"github.com/dynamodb-exporter/dynamodb_exporter/exporter"
 	"github.com/dynamodb-exporter/dynamodb_exporter/report"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
@@ -62,6 +64,8 @@ type ttlAuditCmd struct {
 	Budget      float64 `help:"Read capacity units the sample may consume." default:"500"`
 	MaxReadRate float64 `help:"Read capacity units per second at most." default:"20"`
 	Format      string  `help:"table (text), json (for scripts; schema in docs/ttl-audit.md), markdown (for a ticket) or html (one self-contained file). Progress goes to standard error for the last three." default:"table" enum:"table,json,markdown,html"`
+	// prices price the expired backlog's storage (collectors.capacity.prices).
+	prices []capacity.PriceOverride
 }
 
 // Run samples the table once and prints the report.
@@ -84,6 +88,7 @@ func (c *ttlAuditCmd) Run(ctx context.Context) error {
 	if target == nil {
 		return fmt.Errorf("no configured account %q in region %q", c.Account, c.Region)
 	}
+	c.prices = exporter.CapacitySettings(cfg.Collectors.Capacity).Prices
 	status, tty := io.Writer(os.Stdout), isTerminal(os.Stdout)
 	if c.Format != "" && c.Format != "table" {
 		status, tty = os.Stderr, isTerminal(os.Stderr)
@@ -120,6 +125,18 @@ func audit(ctx context.Context, t *awsclient.Target, c *ttlAuditCmd, w, status i
 	}
 	head := report.TTLAuditHead{Account: t.Account, Region: t.Region, Table: c.Table, Status: at.Status,
 		Attribute: at.Attribute, TableItems: at.Items, Now: now}
+	// The expired backlog's storage price: the table's class in its
+	// region; absent (with why) without a reported class or a price.
+	if cs := at.Description.TableClassSummary; cs == nil || cs.TableClass == "" {
+		head.StoragePriceErr = "DescribeTable reports no table class"
+	} else {
+		head.TableClass = string(cs.TableClass)
+		if p, err := capacity.StoragePriceFor(t.Region, capacity.TableClass(cs.TableClass), c.prices...); err != nil {
+			head.StoragePriceErr = err.Error()
+		} else {
+			head.StorageGBMonth = p
+		}
+	}
 	return report.TTL(w, c.Format, head, res)
 }
 

@@ -102,8 +102,15 @@ type TableReport struct {
 	// without a cost what-if. Reports computes it from the history the
 	// collector holds; the reports the collector keeps do not hold it.
 	Hourly HourlyHistory
+	// Class holds the storage and table-class figures; nil until the
+	// table has a traffic history.
+	Class *ClassFigures
 	// chart is what Reports computes Hourly from.
 	chart chartSpan
+	// classWindow and classResults are the longest cost window's label and
+	// workload results, from reportCosts to classFigures.
+	classWindow  string
+	classResults []capacity.WorkloadResult
 }
 
 // chartSpan is the span of a table's chart (hourlyHistory): the history's
@@ -532,6 +539,17 @@ func (c *Capacity) peakK() int { return peakCandidates(c.settings.PeakPercentile
 // report derives every figure of one table; nil when its history is
 // incomplete (a failed fetch).
 func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b bounds) (*TableReport, error) {
+	r, err := c.reportCosts(t, st, tb, b)
+	if r != nil {
+		r.Class = c.classFigures(t.Region, tb, r.Mode, r.classWindow, r.classResults, b.end)
+		r.classWindow, r.classResults = "", nil
+	}
+	return r, err
+}
+
+// reportCosts derives the traffic figures and the cost what-if of a table
+// (report adds its class figures).
+func (c *Capacity) reportCosts(t *awsclient.Target, st *capacityState, tb *Table, b bounds) (*TableReport, error) {
 	dataStart := b.h0
 	if cr := creation(tb); cr.After(dataStart) {
 		dataStart = cr
@@ -636,6 +654,7 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 			return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
 		}
 		r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: span, Evaluation: e, Diagnosis: diagnosis})
+		r.classWindow, r.classResults = labels[k], results // the longest window is the last
 	}
 	// The chart is computed when asked (Reports): about 23 KB per table
 	// with 2 GSIs that nothing else reads.
@@ -889,6 +908,22 @@ func (st *capacityState) metrics() []prometheus.Metric {
 				add(catalogue.CapacityModeSwitchDailyCost, j.BeforePerDay, r.Account, r.Region, r.Table, "before")
 				add(catalogue.CapacityModeSwitchDailyCost, j.SincePerDay, r.Account, r.Region, r.Table, "since")
 				add(catalogue.CapacityModeSwitchCostChange, j.CostChange, r.Account, r.Region, r.Table)
+			}
+		}
+		if f := r.Class; f != nil {
+			for _, x := range f.Storage {
+				add(catalogue.CapacityStorageMonthlyCost, x.Monthly, r.Account, r.Region, r.Table, x.Index)
+			}
+			switch {
+			case f.Missing != "":
+				add(catalogue.CapacityClassRecommendationInfo, 1, r.Account, r.Region, r.Table, "", ClassRecommendationNone, string(f.Missing))
+			case f.Window != "":
+				for _, cc := range []capacity.ClassCost{f.Standard, f.StandardIA} {
+					add(catalogue.CapacityClassMonthlyCost, cc.Throughput, r.Account, r.Region, r.Table, f.Window, string(cc.Class), "throughput")
+					add(catalogue.CapacityClassMonthlyCost, cc.Storage, r.Account, r.Region, r.Table, f.Window, string(cc.Class), "storage")
+				}
+				add(catalogue.CapacityClassSwitchSaving, f.Advice.Saving, r.Account, r.Region, r.Table, f.Window)
+				add(catalogue.CapacityClassRecommendationInfo, 1, r.Account, r.Region, r.Table, f.Window, string(f.Advice.Action), string(f.Advice.Code))
 			}
 		}
 		for _, wc := range r.Costs {

@@ -254,7 +254,9 @@ func TestForgottenHoursAreNotRead(t *testing.T) {
 						rep.Traffic[j].Surge = nil
 					}
 				}
-				got[i] = fmt.Sprintf("%+v\nsurges %+v", *rep, surges)
+				class := rep.Class // printed by value, not by address
+				rep.Class = nil
+				got[i] = fmt.Sprintf("%+v\nsurges %+v\nclass %+v", *rep, surges, class)
 				if len(surges) == 0 {
 					t.Fatalf("history %v, run %d: no surge found: the test proves nothing", span, cycle)
 				}

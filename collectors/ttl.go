@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
@@ -61,6 +62,9 @@ type TTLSettings struct {
 	Pace func(ctx context.Context, d time.Duration) error
 	// Seed makes segment choice reproducible when non-zero.
 	Seed uint64
+	// Prices override the built-in storage prices that price the expired
+	// backlog (capacity.StoragePriceFor).
+	Prices []capacity.PriceOverride
 }
 
 // TTL is the TTL health collector.
@@ -110,6 +114,12 @@ type ttlTableState struct {
 	// the retention, at most a day; every one for the first sample), and
 	// counts them as they come due.
 	foreseen forecast
+	// backlog is the storage the expired items hold, in bytes, in the base
+	// table (index "") and each GSI (backlogIndexes), with class the
+	// table's class; nil when unknown.
+	backlog        []float64
+	backlogIndexes []string
+	class          capacity.TableClass
 }
 
 // forecast holds, by bin of ForecastBin, the estimated number of items
@@ -287,7 +297,7 @@ func (c *TTL) Run(ctx context.Context, now time.Time) error {
 	})
 	return eachTarget(c.targets, 1, &c.snap, func(i int, t *awsclient.Target) ([]prometheus.Metric, error) {
 		err := c.runTarget(ctx, t, states[i], now)
-		return states[i].metrics(t), err
+		return states[i].metrics(t, c.settings.Prices), err
 	})
 }
 
@@ -391,6 +401,7 @@ func (c *TTL) runTarget(ctx context.Context, t *awsclient.Target, st *ttlTargetS
 				"account", t.Account, "region", t.Region, "table", e.table.Name, "read_units", res.ConsumedReadUnits)
 			continue
 		}
+		ts.class, _ = reportedClass(e.table)
 		if err := ts.record(res, now); err != nil {
 			st.outcomes[OutcomeError]++
 			ts.failed = now
@@ -448,6 +459,12 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 		scale = expired.TableItems / float64(expired.SampleItems)
 	}
 	ts.foreseen.update(now, res.LiveRemaining, scale)
+	ts.backlog, ts.backlogIndexes = nil, nil
+	if ts.haveEst {
+		if b, ok := res.BacklogBytes(expired.Items); ok {
+			ts.backlog, ts.backlogIndexes = b, append([]string{""}, res.Indexes...)
+		}
+	}
 	return nil
 }
 
@@ -475,7 +492,7 @@ func latestExpiry(remaining []float64, now time.Time) (float64, [len(NearLatestW
 	return float64(now.Unix()) + top, near
 }
 
-func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
+func (st *ttlTargetState) metrics(t *awsclient.Target, prices []capacity.PriceOverride) []prometheus.Metric {
 	var ms []prometheus.Metric
 	names := make([]string, 0, len(st.tables))
 	for n := range st.tables {
@@ -514,6 +531,11 @@ func (st *ttlTargetState) metrics(t *awsclient.Target) []prometheus.Metric {
 		}
 		if ts.oldest > 0 {
 			ms = append(ms, catalogue.MustMetric(catalogue.TTLOldestExpiredItemTimestamp, ts.oldest, lv...))
+		}
+		if perGB, err := capacity.StoragePriceFor(t.Region, ts.class, prices...); err == nil {
+			for i, b := range ts.backlog {
+				ms = append(ms, catalogue.MustMetric(catalogue.TTLExpiredStorageMonthlyCost, capacity.StorageMonthly(b, perGB), t.Account, t.Region, n, ts.backlogIndexes[i]))
+			}
 		}
 		if ts.latest > 0 {
 			ms = append(ms, catalogue.MustMetric(catalogue.TTLLatestLiveExpiryTimestamp, ts.latest, lv...))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"time"
 
@@ -106,6 +107,37 @@ type SampleResult struct {
 	// within the budget was possible. Try again once DynamoDB publishes
 	// the size.
 	SizeUnknown bool
+	// ExpiredSized is how many expired items were read whole (their size
+	// known); ExpiredBytes is their billable size, ttl.ItemBytes plus
+	// ttl.StorageOverhead each, and IndexExpiredBytes, by GSI (Indexes,
+	// the table's GSIs), the billable size of their entries in it (none
+	// for an item without the index's keys).
+	ExpiredSized      int64
+	ExpiredBytes      float64
+	Indexes           []string
+	IndexExpiredBytes []float64
+}
+
+// BacklogBytes estimates the storage the expired-but-undeleted items hold,
+// expired being their estimated count (ttl.Estimate.Items): the base table
+// first, then each GSI of Indexes, each expired times the mean billable
+// size the sample measured per expired item read whole. False when the
+// sample read no expired item whole while expired is above zero (the size
+// is then unknown, not zero).
+func (r SampleResult) BacklogBytes(expired float64) ([]float64, bool) {
+	out := make([]float64, 1+len(r.Indexes))
+	if !(expired > 0) {
+		return out, expired == 0
+	}
+	if r.ExpiredSized == 0 {
+		return nil, false
+	}
+	k := expired / float64(r.ExpiredSized)
+	out[0] = r.ExpiredBytes * k
+	for i, b := range r.IndexExpiredBytes {
+		out[1+i] = b * k
+	}
+	return out, true
 }
 
 // Counts sums the class counts over the segments read.
@@ -156,6 +188,11 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 		probeTarget: min(WholeItemsProbeItems, max(1, int64(opts.SampleItems)/4)),
 		isKey:       func(n string) bool { return keys[n] }}
 	r.res.WholeItems = r.whole
+	projs := gsiProjections(desc)
+	for _, p := range projs {
+		r.res.Indexes = append(r.res.Indexes, p.Index)
+	}
+	r.res.IndexExpiredBytes = make([]float64, len(projs))
 	scan := func() *dynamodb.ScanInput {
 		in := &dynamodb.ScanInput{
 			TableName:              aws.String(name),
@@ -191,7 +228,7 @@ func SampleTable(ctx context.Context, api awsclient.DynamoDBAPI, desc *types.Tab
 			in.Segment = aws.Int32(int32(seg))
 			in.TotalSegments = aws.Int32(int32(total))
 		}
-		tally := segmentTally{counts: ttl.SegmentCounts{Segment: seg}, whole: r.whole}
+		tally := segmentTally{counts: ttl.SegmentCounts{Segment: seg}, whole: r.whole, projs: projs, gsiBytes: make([]float64, len(projs))}
 		finished, err := r.read(ctx, in, &tally, 0)
 		if err != nil {
 			return r.res, fmt.Errorf("scanning segment %d of %d of table %s: %w", seg, total, name, err)
@@ -219,6 +256,12 @@ type segmentTally struct {
 	// is filled then.
 	whole bool
 	cand  ttl.CandidateTally
+	// The billable size of the expired items read whole, in the table
+	// and in each GSI of projs (SampleResult.ExpiredBytes).
+	projs    []ttl.Projection
+	sized    int64
+	bytes    float64
+	gsiBytes []float64
 }
 
 func (t *segmentTally) add(item map[string]types.AttributeValue, attr string, now time.Time) {
@@ -235,6 +278,15 @@ func (t *segmentTally) add(item map[string]types.AttributeValue, attr string, no
 				t.oldest, t.oldestTTL = age, at
 			}
 		}
+		if t.whole {
+			t.sized++
+			t.bytes += float64(ttl.ItemBytes(item) + ttl.StorageOverhead)
+			for i, p := range t.projs {
+				if n, in := p.EntryBytes(item); in {
+					t.gsiBytes[i] += float64(n + ttl.StorageOverhead)
+				}
+			}
+		}
 	}
 }
 
@@ -245,6 +297,11 @@ func (r *SampleResult) keep(t *segmentTally) {
 		r.Candidates = append(r.Candidates, ttl.SegmentCandidates{Segment: t.counts.Segment, Items: t.counts.Items, Tally: t.cand})
 	}
 	r.LiveRemaining = append(r.LiveRemaining, t.live...)
+	r.ExpiredSized += t.sized
+	r.ExpiredBytes += t.bytes
+	for i, b := range t.gsiBytes {
+		r.IndexExpiredBytes[i] += b
+	}
 	if t.oldest > r.OldestExpiredAge {
 		r.OldestExpiredAge, r.OldestExpiredTTL = t.oldest, t.oldestTTL
 	}
@@ -413,4 +470,29 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// gsiProjections returns what each GSI of desc holds of an item, sorted by
+// index name (as Table.IndexNames); a GSI whose projection DescribeTable
+// does not state is left out (its backlog is not guessed).
+func gsiProjections(desc *types.TableDescription) []ttl.Projection {
+	var tableKeys []string
+	for _, k := range desc.KeySchema {
+		tableKeys = append(tableKeys, aws.ToString(k.AttributeName))
+	}
+	var out []ttl.Projection
+	for _, g := range desc.GlobalSecondaryIndexes {
+		if g.Projection == nil || g.Projection.ProjectionType == "" {
+			continue
+		}
+		p := ttl.Projection{Index: aws.ToString(g.IndexName), Keys: append([]string(nil), tableKeys...),
+			Type: g.Projection.ProjectionType, NonKey: g.Projection.NonKeyAttributes}
+		for _, k := range g.KeySchema {
+			p.IndexKeys = append(p.IndexKeys, aws.ToString(k.AttributeName))
+			p.Keys = append(p.Keys, aws.ToString(k.AttributeName))
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
 }

@@ -73,6 +73,11 @@ type CapacityPrice struct {
 	OnDemandWritePerMillion float64 `yaml:"on_demand_write_per_million"`
 	ProvisionedRCUHour      float64 `yaml:"provisioned_rcu_hour"`
 	ProvisionedWCUHour      float64 `yaml:"provisioned_wcu_hour"`
+	// StorageGBMonth is the storage price per GB-month (2^30 bytes); with
+	// table_class empty it is the STANDARD price, and STANDARD_INFREQUENT_ACCESS
+	// is taken as 0.4 times it. Built in for us-east-1 only: elsewhere the
+	// storage and table-class figures are absent until it is set.
+	StorageGBMonth float64 `yaml:"storage_gb_month"`
 }
 
 // On reports whether the collector is enabled (the default).
@@ -151,6 +156,7 @@ func (c *Capacity) validate() error {
 			{"on_demand_write_per_million", p.OnDemandWritePerMillion},
 			{"provisioned_rcu_hour", p.ProvisionedRCUHour},
 			{"provisioned_wcu_hour", p.ProvisionedWCUHour},
+			{"storage_gb_month", p.StorageGBMonth},
 		} {
 			if f.v < 0 || math.IsInf(f.v, 0) || math.IsNaN(f.v) {
 				return fmt.Errorf("%s.%s: must be >= 0, got %v", k, f.name, f.v)
@@ -158,7 +164,7 @@ func (c *Capacity) validate() error {
 			any = any || f.v > 0
 		}
 		if !any {
-			return fmt.Errorf("%s: sets no price (on_demand_read_per_million, on_demand_write_per_million, provisioned_rcu_hour, provisioned_wcu_hour)", k)
+			return fmt.Errorf("%s: sets no price (on_demand_read_per_million, on_demand_write_per_million, provisioned_rcu_hour, provisioned_wcu_hour, storage_gb_month)", k)
 		}
 	}
 	return nil

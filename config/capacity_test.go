@@ -61,6 +61,7 @@ func TestCapacityValidationNamesTheKey(t *testing.T) {
 		{"prices: [{region: us-east-1, table_class: GLACIER, provisioned_rcu_hour: 1}]", `collectors.capacity.prices[0].table_class: "GLACIER"`},
 		{"prices: [{region: us-east-1, provisioned_rcu_hour: -1}]", "collectors.capacity.prices[0].provisioned_rcu_hour: must be >= 0, got -1"},
 		{"prices: [{region: us-east-1}]", "collectors.capacity.prices[0]: sets no price"},
+		{"prices: [{region: eu-west-3, storage_gb_month: -0.1}]", "collectors.capacity.prices[0].storage_gb_month: must be >= 0, got -0.1"},
 		{"min_saving: 3", `collectors.capacity.min_saving (line 2): unknown key "min_saving"`},
 	}
 	for _, tc := range tests {
@@ -70,5 +71,16 @@ func TestCapacityValidationNamesTheKey(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCapacityStoragePriceAlone: an entry may set the storage price only.
+func TestCapacityStoragePriceAlone(t *testing.T) {
+	cfg, err := Parse([]byte("collectors:\n  capacity:\n    prices:\n      - {region: eu-west-3, storage_gb_month: 0.29}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Collectors.Capacity.Prices; len(p) != 1 || p[0].StorageGBMonth != 0.29 {
+		t.Errorf("prices %+v, want one with storage_gb_month 0.29", p)
 	}
 }

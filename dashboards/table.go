@@ -118,6 +118,23 @@ func tableBoard() board {
 			description: "The exporter's billing-mode recommendation per window: keep, switch_to_on_demand or switch_to_provisioned, with its reason: cheaper, " +
 				"saving_below_minimum, simulated_throttling (provisioned would throttle) or traffic_below_minimum (not worth the effort).",
 			queries: []query{{expr: fmt.Sprintf("max by (%s, window, recommendation, reason_code) (%s)", byT, sel(c.CapacityRecommendationInfo, selT)), instant: true, column: "-"}}},
+		{kind: timeSeries, title: "Monthly cost in each table class: throughput and storage", unit: unitUSD,
+			description: "The table's monthly cost in STANDARD and in STANDARD_INFREQUENT_ACCESS, by component: throughput (the longest cost window's consumption " +
+				"in the table's current billing mode, priced in that class) and storage (today's size of the table and its GSIs in that class). " +
+				"Standard-IA stores for about 60% less and charges about 25% more for throughput: it is cheaper exactly when storage exceeds 5/17 of the " +
+				"Standard cost at the list prices. Storage prices are built in for us-east-1 only; the free tier is not deducted.",
+			queries: []query{
+				{expr: sel(c.CapacityClassMonthlyCost, selT), legend: "{{table_class}} {{component}}"},
+				{expr: sel(c.CapacityStorageMonthlyCost, selTI), legend: "storage {{index}} (its class)"},
+			}},
+		{kind: tablePanel, title: "Table class recommendation", unit: unitUSD, merge: true,
+			description: "The table-class recommendation (keep, switch_to_standard_ia or switch_to_standard) with its reason (cheaper, saving_below_minimum, " +
+				"or recent_class_change: AWS allows two class changes in 30 days) and the monthly saving of switching class (negative: switching costs more). " +
+				"none: no comparison, with why (class_not_reported, unknown_class, no_price, size_not_reported). The switch is online.",
+			queries: []query{
+				{expr: fmt.Sprintf("max by (%s, window, recommendation, reason_code) (%s)", byT, sel(c.CapacityClassRecommendationInfo, selT)), instant: true, column: "-", unit: unitInfo},
+				{expr: fmt.Sprintf("max by (%s, window) (%s)", byT, sel(c.CapacityClassSwitchSaving, selT)), instant: true, column: "Class switch saving / month"},
+			}},
 		{kind: timeSeries, title: "Requests provisioned capacity would throttle (what-if)", unit: unitCount,
 			description: "Request units the provisioned auto-scaling simulation throttles over the window, counting the scale-out delay and burst capacity. " +
 				"Not zero: switching to provisioned would throttle these spikes; keep on-demand or pre-scale.",

@@ -51,6 +51,12 @@ func ttlBoard() board {
 				{expr: sel(c.TTLExpiredItemsLowerBound, selT), legend: "lower bound {{table}}"},
 				{expr: sel(c.TTLExpiredItemsUpperBound, selT), legend: "upper bound {{table}}"},
 			}},
+		{kind: timeSeries, title: "Storage the expired items hold, in dollars a month", unit: unitUSD, stack: true,
+			description: "What the expired-but-not-deleted items cost to store each month, in the table and in each GSI (an expired item stays in every " +
+				"index it belongs to until deleted): the expired estimate times the mean billable size of the expired items the sample read whole, at the " +
+				"list storage price of the table's class (built in for us-east-1; elsewhere set collectors.capacity.prices[].storage_gb_month). " +
+				"Absent without a price or a measured size.",
+			queries: []query{{expr: sel(c.TTLExpiredStorageMonthlyCost, selTI), legend: "{{table}} {{index}}"}}},
 		{kind: timeSeries, title: "Oldest expired item: time since its expiry", unit: unitSeconds,
 			lines: []float64{seconds("DynamoDBTTLNotDeleting", "deletion_grace"), seconds("DynamoDBTTLDeletionLagging", "max_deletion_lag")},
 			description: fmt.Sprintf("How long ago the oldest expired item the last sample saw expired: how late deletion runs. The dashed lines are the pack's "+

@@ -130,7 +130,11 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	}
 	cw := collectors.NewCloudWatch(deps, cloudWatchSettings(cfg))
 	if t := cfg.Collectors.TTL; t.On() {
-		jobs = append(jobs, Job{collectors.NewTTL(deps, ttlSettings(t, opts)), t.Interval.D(), true})
+		ts := ttlSettings(t, opts)
+		// The backlog's storage is priced as the capacity collector's
+		// storage (collectors.capacity.prices).
+		ts.Prices = CapacitySettings(cfg.Collectors.Capacity).Prices
+		jobs = append(jobs, Job{collectors.NewTTL(deps, ts), t.Interval.D(), true})
 	}
 	// Capacity mode: derived gauges and cost what-if from CloudWatch
 	// history; concurrent, so its long first history fetch holds back no
@@ -250,6 +254,7 @@ func CapacitySettings(c config.Capacity) collectors.CapacitySettings {
 			Prices: capacity.Prices{
 				OnDemandReadPerMillion: p.OnDemandReadPerMillion, OnDemandWritePerMillion: p.OnDemandWritePerMillion,
 				ProvisionedRCUHour: p.ProvisionedRCUHour, ProvisionedWCUHour: p.ProvisionedWCUHour,
+				StorageGBMonth: p.StorageGBMonth,
 			},
 		})
 	}

@@ -40,7 +40,103 @@ type capacityTableJ struct {
 	Diagnosis []diagnosisJ `json:"diagnosis"`
 	Error     string       `json:"error,omitempty"`
 	Verdict   *verdictJ    `json:"verdict"`
+	Class     *classJ      `json:"table_class"`
 	readable  *capacityRow // for the HTML and Markdown views
+}
+
+// classJ is a table's storage and table-class figures.
+type classJ struct {
+	Class          string     `json:"class"`
+	LastChange     *time.Time `json:"last_change"`
+	Storage        []storageJ `json:"storage"`
+	Window         string     `json:"window"`
+	StandardUSD    *classCost `json:"standard"`
+	StandardIAUSD  *classCost `json:"standard_infrequent_access"`
+	Recommendation string     `json:"recommendation"`
+	ReasonCode     string     `json:"reason_code"`
+	SavingUSD      *float64   `json:"monthly_saving_usd"`
+	StorageShare   *float64   `json:"storage_share"`
+	BreakEvenShare *float64   `json:"break_even_share"`
+}
+
+type storageJ struct {
+	Index      string   `json:"index"`
+	Bytes      int64    `json:"bytes"`
+	MonthlyUSD *float64 `json:"monthly_usd"`
+}
+
+type classCost struct {
+	ThroughputUSD float64 `json:"monthly_throughput_usd"`
+	StorageUSD    float64 `json:"monthly_storage_usd"`
+}
+
+// classText is a table's class figures in one sentence.
+func classText(c *classJ) string {
+	var storage float64
+	for _, x := range c.Storage {
+		if x.MonthlyUSD != nil {
+			storage += *x.MonthlyUSD
+		}
+	}
+	out := "Table class " + c.Class
+	if c.Class == "" {
+		out = "Table class not reported"
+	}
+	if len(c.Storage) > 0 {
+		out += fmt.Sprintf("; storage %s a month (table and GSIs, list price)", usd(storage))
+	}
+	if c.StandardUSD == nil {
+		if c.Recommendation != "" {
+			out += fmt.Sprintf("; no class comparison (%s)", c.ReasonCode)
+		}
+		return out + "."
+	}
+	return out + fmt.Sprintf("; a month in Standard %s, in Standard-IA %s (storage %s of the Standard cost, break-even %s): %s (%s), saving %s a month if switched.",
+		usd(c.StandardUSD.ThroughputUSD+c.StandardUSD.StorageUSD), usd(c.StandardIAUSD.ThroughputUSD+c.StandardIAUSD.StorageUSD),
+		optShare(c.StorageShare), optShare(c.BreakEvenShare), c.Recommendation, c.ReasonCode, optUSD(c.SavingUSD))
+}
+
+// optShare is *p as an unsigned percentage, "-" for nil.
+func optShare(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100**p)
+}
+
+// optUSD is usd of *p, "-" for nil.
+func optUSD(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return usd(*p)
+}
+
+// classDoc renders a report's class figures; nil without them.
+func classDoc(f *collectors.ClassFigures) *classJ {
+	if f == nil {
+		return nil
+	}
+	c := &classJ{Class: string(f.Class), Storage: []storageJ{}, Window: f.Window}
+	if !f.LastChange.IsZero() {
+		at := f.LastChange.UTC()
+		c.LastChange = &at
+	}
+	for _, x := range f.Storage {
+		c.Storage = append(c.Storage, storageJ{Index: x.Index, Bytes: x.Bytes, MonthlyUSD: finite(round2(x.Monthly))})
+	}
+	if f.Missing != "" {
+		c.Recommendation, c.ReasonCode = collectors.ClassRecommendationNone, string(f.Missing)
+		return c
+	}
+	if f.Window == "" {
+		return c
+	}
+	c.StandardUSD = &classCost{round2(f.Standard.Throughput), round2(f.Standard.Storage)}
+	c.StandardIAUSD = &classCost{round2(f.StandardIA.Throughput), round2(f.StandardIA.Storage)}
+	c.Recommendation, c.ReasonCode = string(f.Advice.Action), string(f.Advice.Code)
+	c.SavingUSD, c.StorageShare, c.BreakEvenShare = finite(round2(f.Advice.Saving)), finite(f.Advice.StorageShare), finite(f.Advice.BreakEven)
+	return c
 }
 
 type trafficJ struct {
@@ -164,6 +260,7 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 			t.readable.costs = &t.Costs[n-1]
 			t.Verdict = &verdictJ{Window: last.Window, Recommendation: last.Recommendation, ReasonCode: last.ReasonCode, Reason: last.Reason}
 		}
+		t.Class = classDoc(r.Class)
 		if h := r.Hourly; len(h.ConsumedRead) > 0 {
 			t.History = &historyJ{Start: h.Start.UTC(), StepSeconds: 3600,
 				ConsumedRead: rounded(h.ConsumedRead), ConsumedWrite: rounded(h.ConsumedWrite),
@@ -287,8 +384,8 @@ func optPct(p *float64) string {
 func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Time) error {
 	doc := capacityDoc(reports, now)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# DynamoDB capacity review\n\nGenerated %s by `dynamodb_exporter capacity report`. Costs are throughput only "+
-		"(storage, backups and streams are out of scope), from the window's actual consumption; provisioned simulates target-tracking auto-scaling.\n\n",
+	fmt.Fprintf(&b, "# DynamoDB capacity review\n\nGenerated %s by `dynamodb_exporter capacity report`. Mode costs are throughput only "+
+		"(storage is in the table-class section; backups and streams are out of scope), from the window's actual consumption; provisioned simulates target-tracking auto-scaling.\n\n",
 		doc.GeneratedAt.Format(time.RFC3339))
 	b.WriteString("## Recommendations\n\n| Account | Region | Table | Mode | Window | On-demand / month | Provisioned / month | Saving if switched / month | Recommendation | Reason |\n|---|---|---|---|---|---:|---:|---:|---|---|\n")
 	for _, t := range doc.Tables {
@@ -303,6 +400,33 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s |\n", mdCell(t.Account), mdCell(t.Region), mdCell(t.Table), t.Mode,
 			c.Window, usd(c.MonthlyOnDemandUSD), usd(c.MonthlyProvisionedUSD), usd(c.MonthlySavingUSD), c.Recommendation, c.ReasonCode, mdCell(c.Reason))
+	}
+	b.WriteString("\n## Table class and storage\n\nMonthly cost in each class: the longest window's throughput in the current billing mode, and today's storage " +
+		"(list price per GB-month of the class; free tier not deducted). Standard-IA is cheaper exactly when storage exceeds the break-even share of the Standard cost " +
+		"(5/17 at list prices); a switch needs the minimum monthly saving and no class change within 30 days (AWS allows two in 30 days). The switch is online.\n\n")
+	b.WriteString("| Table | Class | Storage / month | Standard / month | Standard-IA / month | Storage share (break-even) | Saving if switched / month | Recommendation |\n|---|---|---:|---:|---:|---:|---:|---|\n")
+	for _, t := range doc.Tables {
+		c := t.Class
+		if c == nil {
+			continue
+		}
+		storage := 0.0
+		for _, x := range c.Storage {
+			if x.MonthlyUSD != nil {
+				storage += *x.MonthlyUSD
+			}
+		}
+		storageCell := "-"
+		if len(c.Storage) > 0 {
+			storageCell = usd(storage)
+		}
+		if c.StandardUSD == nil {
+			fmt.Fprintf(&b, "| %s | %s | %s | - | - | - | - | %s (%s) |\n", mdCell(t.Table), c.Class, storageCell, c.Recommendation, c.ReasonCode)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) |\n", mdCell(t.Table), c.Class, storageCell,
+			usd(c.StandardUSD.ThroughputUSD+c.StandardUSD.StorageUSD), usd(c.StandardIAUSD.ThroughputUSD+c.StandardIAUSD.StorageUSD),
+			optShare(c.StorageShare), optShare(c.BreakEvenShare), optUSD(c.SavingUSD), c.Recommendation, c.ReasonCode)
 	}
 	b.WriteString("\n## Traffic\n\nRatios over 1 day and the rolling 7 days (review beyond ±30% drift); peak-to-average over 7 days; baselines are median hourly read+write units/s.\n\n")
 	b.WriteString("| Table | Index | R/W 1d | R/W 7d | Drift | Peak/avg read | Peak/avg write | Baseline 1w | Baseline 4w | Surge retention |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -456,6 +580,7 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 		return "-"
 	},
 	"diagnosisIntro": func() string { return diagnosisIntro },
+	"classText":      classText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -493,6 +618,7 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 {{with .Cost}}<p class="verdict {{if eq .Recommendation "keep"}}keep{{else}}switch{{end}}">{{.Recommendation}} ({{.ReasonCode}}): {{.Reason}}</p>
 <p>Over {{days .CoveredSeconds}} of actual consumption: on demand {{usd .OnDemandUSD}}, provisioned with auto-scaling {{usd .ProvisionedUSD}}; a month: {{usd .MonthlyOnDemandUSD}} on demand, {{usd .MonthlyProvisionedUSD}} provisioned.{{if gt .ThrottledUnits 0.0}} Provisioned capacity would have throttled {{printf "%.0f" .ThrottledUnits}} request units.{{end}}</p>{{end}}
 {{with .Error}}<p class="switch">No cost what-if: {{.}}</p>{{end}}
+{{with .Class}}<p>{{classText .}}</p>{{end}}
 {{range .Notes}}<p>{{.}}</p>{{end}}
 <div class="charts">
 {{range .Charts}}{{$c := .}}<figure>

@@ -50,7 +50,7 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Cost what-if (USD over the window of actual consumption, both windows read off one auto-scaling simulation; consumed capacity hides demand real throttling refused; throughput only, storage out of scope)")
+	fmt.Fprintln(w, "Cost what-if (USD over the window of actual consumption, both windows read off one auto-scaling simulation; consumed capacity hides demand real throttling refused; throughput only: storage is in the table-class section)")
 	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tMODE\tWINDOW\tON-DEMAND\tPROVISIONED\tSAVING/MONTH\tTHROTTLED UNITS\tRECOMMENDATION\tREASON")
 	var notes []string
 	for _, r := range reports {
@@ -70,6 +70,34 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 				e.OnDemand.Total(), e.Provisioned.Total(), e.MonthlySaving, e.Throttled.Total(), e.Recommendation.Action, e.Recommendation.Code)
 			notes = append(notes, fmt.Sprintf("%s %s: %s", r.Table, c.Window, e.Recommendation.Reason))
 		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Table class and storage (USD a month: the longest window's throughput in the current billing mode and today's storage, in each class; list storage prices, free tier not deducted)")
+	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tCLASS\tSTORAGE\tSTANDARD\tSTANDARD-IA\tSTORAGE SHARE\tBREAK-EVEN\tSAVING/MONTH\tRECOMMENDATION\tREASON")
+	for _, r := range reports {
+		f := r.Class
+		if f == nil {
+			continue
+		}
+		storage := "-"
+		if len(f.Storage) > 0 {
+			var sum float64
+			for _, x := range f.Storage {
+				sum += x.Monthly
+			}
+			storage = fmt.Sprintf("%.2f", sum)
+		}
+		if f.Missing != "" || f.Window == "" {
+			reason := string(f.Missing)
+			if reason == "" {
+				reason = "no cost window yet"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t-\t%s\t%s\n", r.Account, r.Region, r.Table, f.Class, storage, collectors.ClassRecommendationNone, reason)
+			continue
+		}
+		a := f.Advice
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%.2f\t%s\t%s\n", r.Account, r.Region, r.Table, f.Class, storage,
+			f.Standard.Total(), f.StandardIA.Total(), share(a.StorageShare), share(a.BreakEven), a.Saving, a.Action, a.Code)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Diagnosis (provisioned tables, per table or GSI and dimension their own auto-scaling policy scales: request units the simulation of the current policy "+
@@ -103,6 +131,14 @@ func num(v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3g", v)
+}
+
+// share is a share as an unsigned percentage, "-" for NaN.
+func share(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
 }
 
 func pct(v float64) string {

@@ -24,7 +24,7 @@ type Landing struct {
 	Now time.Time
 }
 
-var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"usd": usd}).Parse(`<!DOCTYPE html>
+var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"usd": usd, "storage": classStorage, "class": classCell}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -43,11 +43,11 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2r
 <h2>Fleet summary</h2>
 {{if not .CapacityEnabled}}<p>The capacity collector is disabled (collectors.capacity): no cost figures.</p>
 {{else if not .Tables}}<p>No capacity figures yet: the capacity collector has not completed its first run.</p>
-{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; storage, backups and streams are out of scope). Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
+{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; backups and streams are out of scope); storage at today's size and the table class's list price, and the table-class advice. Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
 <table>
-<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th></tr></thead>
+<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th><th>Storage / month</th><th>Table class</th></tr></thead>
 <tbody>
-{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if ne .Recommendation "keep"}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}</tr>
+{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if ne .Recommendation "keep"}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}<td class="n">{{storage .Class}}</td><td>{{class .Class}}</td></tr>
 {{end}}</tbody>
 </table>{{end}}
 </body>
@@ -94,3 +94,29 @@ th, td { border-bottom: 1px solid #dde1e7; padding: .35rem .5rem; text-align: le
 th { background: #f3f5f8; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 `
+
+// classStorage is a table's storage cost a month (table and GSIs), "-"
+// without one.
+func classStorage(c *classJ) string {
+	if c == nil || len(c.Storage) == 0 {
+		return "-"
+	}
+	var sum float64
+	for _, x := range c.Storage {
+		if x.MonthlyUSD != nil {
+			sum += *x.MonthlyUSD
+		}
+	}
+	return usd(sum)
+}
+
+// classCell is a table's class and the class advice, "-" without one.
+func classCell(c *classJ) string {
+	switch {
+	case c == nil || c.Recommendation == "":
+		return "-"
+	case c.StandardUSD == nil:
+		return fmt.Sprintf("%s: %s (%s)", c.Class, c.Recommendation, c.ReasonCode)
+	}
+	return fmt.Sprintf("%s: %s (%s; %s a month if switched)", c.Class, c.Recommendation, c.ReasonCode, optUSD(c.SavingUSD))
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/ttl"
 )
@@ -21,6 +22,12 @@ type TTLAuditHead struct {
 	Account, Region, Table, Status, Attribute string
 	TableItems                                int64
 	Now                                       time.Time
+	// TableClass is the table's class; StorageGBMonth its storage price
+	// per GB-month in the region, 0 when there is none (StoragePriceErr
+	// says why).
+	TableClass      string
+	StorageGBMonth  float64
+	StoragePriceErr string
 }
 
 // ttlAuditDoc is the JSON document of `ttl audit --format json`.
@@ -37,9 +44,74 @@ type ttlAuditDoc struct {
 	Classes        []ttlClassJ         `json:"classes"`
 	Estimates      map[string]ttlEstJ  `json:"estimates"`
 	OldestExpiredS *float64            `json:"oldest_expired_age_seconds"`
+	ExpiredStorage *ttlStorageJ        `json:"expired_storage"`
 	order          []string            // estimate names in display order
 	labels         map[string]string   // estimate name → words
 	counts         map[ttl.Class]int64 // for the chart
+}
+
+// ttlStorageJ is the storage the expired-but-undeleted items hold.
+type ttlStorageJ struct {
+	Indexes        []ttlIndexStorageJ `json:"indexes"`
+	TableClass     string             `json:"table_class"`
+	StorageGBMonth *float64           `json:"storage_gb_month"`
+	MonthlyCost    *float64           `json:"monthly_cost"`
+	PriceError     string             `json:"price_error,omitempty"`
+}
+
+type ttlIndexStorageJ struct {
+	Index       string   `json:"index"`
+	Bytes       float64  `json:"bytes"`
+	MonthlyCost *float64 `json:"monthly_cost"`
+}
+
+// storageText is s in words for the Markdown and HTML audits.
+func storageText(s *ttlStorageJ) string {
+	if s == nil {
+		return "unknown (no expired estimate, or no expired item read whole)"
+	}
+	var parts []string
+	for _, x := range s.Indexes {
+		name := "table"
+		if x.Index != "" {
+			name = "GSI " + x.Index
+		}
+		parts = append(parts, fmt.Sprintf("%s %.2f MiB", name, x.Bytes/(1<<20)))
+	}
+	if s.MonthlyCost == nil {
+		return strings.Join(parts, ", ") + "; no price: " + s.PriceError
+	}
+	return fmt.Sprintf("%s; $%.2f a month at $%g per GB-month (%s)", strings.Join(parts, ", "), *s.MonthlyCost, *s.StorageGBMonth, s.TableClass)
+}
+
+// expiredStorage returns the expired backlog's storage, nil without an
+// expired estimate or a measured size.
+func expiredStorage(h TTLAuditHead, res collectors.SampleResult) *ttlStorageJ {
+	est, err := res.Sample.Estimate(ttl.SetOf(ttl.Expired))
+	if err != nil {
+		return nil
+	}
+	b, ok := res.BacklogBytes(est.Items)
+	if !ok {
+		return nil
+	}
+	out := &ttlStorageJ{TableClass: h.TableClass, PriceError: h.StoragePriceErr}
+	var total float64
+	for i, v := range b {
+		x := ttlIndexStorageJ{Bytes: math.Round(v)}
+		if i > 0 {
+			x.Index = res.Indexes[i-1]
+		}
+		if h.StorageGBMonth > 0 {
+			x.MonthlyCost = finite(capacity.StorageMonthly(v, h.StorageGBMonth))
+			total += *x.MonthlyCost
+		}
+		out.Indexes = append(out.Indexes, x)
+	}
+	if h.StorageGBMonth > 0 {
+		out.StorageGBMonth, out.MonthlyCost = finite(h.StorageGBMonth), finite(total)
+	}
+	return out
 }
 
 type ttlSampleJ struct {
@@ -97,6 +169,7 @@ func ttlDoc(h TTLAuditHead, res collectors.SampleResult) ttlAuditDoc {
 	if res.OldestExpiredAge > 0 {
 		d.OldestExpiredS = finite(res.OldestExpiredAge.Round(time.Second).Seconds())
 	}
+	d.ExpiredStorage = expiredStorage(h, res)
 	return d
 }
 
@@ -152,7 +225,7 @@ func TTLMarkdown(w io.Writer, h TTLAuditHead, res collectors.SampleResult) error
 	for _, name := range d.order {
 		fmt.Fprintf(&b, "| %s | %s |\n", d.labels[name], mdCell(estimateText(d.Estimates[name])))
 	}
-	fmt.Fprintf(&b, "| Deletion lag | %s |\n\n| Class | Items | Meaning |\n|---|---:|---|\n", oldestText(d.OldestExpiredS))
+	fmt.Fprintf(&b, "| Deletion lag | %s |\n| Expired items' storage | %s |\n\n| Class | Items | Meaning |\n|---|---:|---|\n", oldestText(d.OldestExpiredS), storageText(d.ExpiredStorage))
 	for _, c := range d.Classes {
 		fmt.Fprintf(&b, "| %s | %d | %s |\n", c.Class, c.Items, mdCell(c.Meaning))
 	}
@@ -189,6 +262,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2r
 <tbody>
 {{range .Estimates}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}<tr><td>Deletion lag</td><td>{{.Oldest}}</td></tr>
+<tr><td>Expired items' storage</td><td>{{.Storage}}</td></tr>
 </tbody>
 </table>
 <figure>
@@ -219,9 +293,10 @@ func TTLHTML(w io.Writer, h TTLAuditHead, res collectors.SampleResult) error {
 		Generated string
 		Estimates [][2]string
 		Oldest    string
+		Storage   string
 		Bars      []ttlBar
 		Height    int
-	}{D: d, Generated: d.GeneratedAt.Format(time.RFC3339), Oldest: oldestText(d.OldestExpiredS)}
+	}{D: d, Generated: d.GeneratedAt.Format(time.RFC3339), Oldest: oldestText(d.OldestExpiredS), Storage: storageText(d.ExpiredStorage)}
 	for _, name := range d.order {
 		view.Estimates = append(view.Estimates, [2]string{d.labels[name], estimateText(d.Estimates[name])})
 	}

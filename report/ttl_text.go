@@ -20,6 +20,7 @@ func TTL(w io.Writer, format string, h TTLAuditHead, res collectors.SampleResult
 		return TTLHTML(w, h, res)
 	case "table", "":
 		TTLText(w, res)
+		TTLStorageText(w, h, res)
 		return nil
 	}
 	return fmt.Errorf("report format %q: use table, json, markdown or html", format)
@@ -61,5 +62,35 @@ func TTLText(w io.Writer, res collectors.SampleResult) {
 		fmt.Fprintf(w, "oldest expired item seen expired %s ago (deletion lag)\n", res.OldestExpiredAge.Round(time.Second))
 	} else {
 		fmt.Fprintln(w, "no expired item seen")
+	}
+}
+
+// TTLStorageText writes the storage the expired-but-undeleted items hold,
+// in the table and each GSI, and its cost a month.
+func TTLStorageText(w io.Writer, h TTLAuditHead, res collectors.SampleResult) {
+	s := expiredStorage(h, res)
+	if s == nil {
+		fmt.Fprintln(w, "expired items' storage: unknown (no expired estimate, or no expired item read whole)")
+		return
+	}
+	fmt.Fprint(w, "expired items' storage:")
+	for i, x := range s.Indexes {
+		name := "table"
+		if x.Index != "" {
+			name = "GSI " + x.Index
+		}
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s %s %.2f MiB", sep, name, x.Bytes/(1<<20))
+		if x.MonthlyCost != nil {
+			fmt.Fprintf(w, " ($%.2f a month)", *x.MonthlyCost)
+		}
+	}
+	if s.MonthlyCost != nil {
+		fmt.Fprintf(w, "; $%.2f a month in all at $%g per GB-month (%s, list price, free tier not deducted)\n", *s.MonthlyCost, *s.StorageGBMonth, s.TableClass)
+	} else {
+		fmt.Fprintf(w, "; no price: %s\n", s.PriceError)
 	}
 }

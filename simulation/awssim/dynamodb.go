@@ -63,7 +63,8 @@ type (
 		LastUpdateToPayPerRequestDateTime *float64 `json:",omitempty"`
 	}
 	ddbTableClassSummary struct {
-		TableClass string
+		TableClass         string
+		LastUpdateDateTime *float64 `json:",omitempty"`
 	}
 	ddbProjection struct {
 		ProjectionType string
@@ -160,7 +161,7 @@ func (s *Server) describeTable(region string, t *Table) ddbTableDescription {
 			BillingMode:                       t.BillingMode,
 			LastUpdateToPayPerRequestDateTime: epoch(t.LastUpdateToPayPerRequestDateTime),
 		},
-		TableClassSummary:  &ddbTableClassSummary{TableClass: t.TableClass},
+		TableClassSummary:  &ddbTableClassSummary{TableClass: t.TableClass, LastUpdateDateTime: epoch(lastClassUpdate(t))},
 		OnDemandThroughput: onDemandDesc(t.OnDemand, od),
 	}
 	for _, k := range t.KeySchema {

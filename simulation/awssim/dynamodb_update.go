@@ -13,7 +13,22 @@ const (
 	// freeDecreasesPerDay is how many decreases a UTC day allows at any
 	// time; after that one decrease per hour is allowed.
 	freeDecreasesPerDay = 4
+	// maxClassUpdates is how many table-class updates a table may have in
+	// a trailing classUpdateWindow: "no more than two table class updates
+	// on your table are allowed in a 30-day trailing period" (DynamoDB
+	// Developer Guide, "Considerations when choosing a table class", as
+	// remembered: the excerpts at hand did not show the sentence).
+	maxClassUpdates   = 2
+	classUpdateWindow = 30 * 24 * time.Hour
 )
+
+// lastClassUpdate is the time of t's latest class update; zero if none.
+func lastClassUpdate(t *Table) time.Time {
+	if n := len(t.TableClassUpdates); n > 0 {
+		return t.TableClassUpdates[n-1]
+	}
+	return time.Time{}
+}
 
 // decreasesToday is th.NumberOfDecreasesToday if the last decrease happened
 // on now's UTC day, else 0 (the counter resets at midnight UTC).
@@ -141,8 +156,32 @@ func applyTableUpdate(t *Table, in ddbUpdateTableInput, now time.Time) error {
 		if in.TableClass != TableClassStandard && in.TableClass != TableClassStandardIA {
 			return apiErr(ErrValidation, fmt.Sprintf("1 validation error detected: Value '%s' at 'tableClass' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, STANDARD_INFREQUENT_ACCESS]", in.TableClass))
 		}
-		t.TableClass = in.TableClass
+		if in.TableClass != t.TableClass { // the same class: no update (undocumented; the simulator's reading)
+			if err := updateClass(t, in.TableClass, now); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+// updateClass changes t's class at now within the limit of
+// maxClassUpdates per classUpdateWindow. The refusal's wording is the
+// simulator's (AWS documents the limit, not the message).
+func updateClass(t *Table, class string, now time.Time) error {
+	recent := t.TableClassUpdates[:0:0]
+	for _, at := range t.TableClassUpdates {
+		if now.Sub(at) < classUpdateWindow {
+			recent = append(recent, at)
+		}
+	}
+	if len(recent) >= maxClassUpdates {
+		return apiErr(ErrLimitExceeded, fmt.Sprintf(
+			"Subscriber limit exceeded: Updates to TableClass are limited to %d times within 30 days period. Table: %s. Next update can be made at %s",
+			maxClassUpdates, t.Name, recent[0].Add(classUpdateWindow).UTC().Format(time.RFC3339)))
+	}
+	t.TableClassUpdates = append(recent, now)
+	t.TableClass = class
 	return nil
 }
 

@@ -156,3 +156,54 @@ func TestUpdateTableGSIThroughput(t *testing.T) {
 	})
 	wantAPIError(t, err, "ValidationException")
 }
+
+func TestUpdateTableClassTwiceIn30DaysThenRefused(t *testing.T) {
+	clk := clock.NewManual(t0)
+	s := start(t, New(WithClock(clk)))
+	if err := s.PutTable("us-east-1", Table{Name: "archive", Throughput: Throughput{ReadCapacityUnits: 5, WriteCapacityUnits: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	ddb := clientsFor(s, cfg("us-east-1")).ddb
+	ctx := context.Background()
+	describe := func() *types.TableClassSummary {
+		t.Helper()
+		out, err := ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("archive")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Table.TableClassSummary
+	}
+	if c := describe(); c.TableClass != types.TableClassStandard || c.LastUpdateDateTime != nil {
+		t.Fatalf("a table never updated: %+v, want STANDARD without LastUpdateDateTime", c)
+	}
+	update := func(class types.TableClass) error {
+		_, err := ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("archive"), TableClass: class})
+		return err
+	}
+	if err := update(types.TableClassStandardInfrequentAccess); err != nil {
+		t.Fatal(err)
+	}
+	first := clk.Now()
+	if c := describe(); c.TableClass != types.TableClassStandardInfrequentAccess || c.LastUpdateDateTime == nil || !c.LastUpdateDateTime.Equal(first) {
+		t.Fatalf("after the update: %+v, want STANDARD_INFREQUENT_ACCESS at %v", c, first)
+	}
+	clk.Advance(24 * time.Hour)
+	if err := update(types.TableClassStandard); err != nil {
+		t.Fatalf("second update within 30 days: %v", err)
+	}
+	clk.Advance(24 * time.Hour)
+	wantAPIError(t, update(types.TableClassStandardInfrequentAccess), "LimitExceededException")
+	if c := describe(); c.TableClass != types.TableClassStandard {
+		t.Fatalf("a refused update changed the class to %s", c.TableClass)
+	}
+	// Asking for the class the table has is no update (the simulator's
+	// reading: AWS does not document it).
+	if err := update(types.TableClassStandard); err != nil {
+		t.Fatalf("same class: %v", err)
+	}
+	// 30 days after the first update one is allowed again.
+	clk.Set(first.Add(30 * 24 * time.Hour))
+	if err := update(types.TableClassStandardInfrequentAccess); err != nil {
+		t.Fatalf("after the window: %v", err)
+	}
+}

@@ -110,6 +110,11 @@ type Table struct {
 	Throughput                        Throughput // answered as 0/0 while on-demand
 	OnDemand                          OnDemandThroughput
 	TableClass                        string // default STANDARD
+	// TableClassUpdates are the times of the table's class updates, the
+	// latest last: DescribeTable reports the latest as
+	// TableClassSummary.LastUpdateDateTime, and UpdateTable refuses a
+	// third within 30 days (maxClassUpdates).
+	TableClassUpdates []time.Time
 
 	KeySchema            []KeyElement
 	AttributeDefinitions []AttributeDefinition

@@ -172,6 +172,7 @@ func cloneTable(t Table) Table {
 	}
 	t.Tags = maps.Clone(t.Tags)
 	t.PayPerRequestSwitches = slices.Clone(t.PayPerRequestSwitches)
+	t.TableClassUpdates = slices.Clone(t.TableClassUpdates)
 	return t
 }
 

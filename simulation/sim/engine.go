@@ -118,6 +118,9 @@ func (e *Engine) install(t *tableSim) error {
 	if s.Class == "standard_ia" {
 		tb.TableClass = awssim.TableClassStandardIA
 	}
+	if s.ClassChanged != nil {
+		tb.TableClassUpdates = []time.Time{minuteTime(e.start).Add(s.ClassChanged.D())}
+	}
 	if t.onDemand {
 		tb.BillingMode, tb.LastUpdateToPayPerRequestDateTime = awssim.BillingPayPerRequest, created
 	}

@@ -46,7 +46,11 @@ type TableSpec struct {
 	Region  string `yaml:"region"`  // default: the account's first region
 	Billing string `yaml:"billing"` // provisioned (default) or on_demand, at the start of the history
 	Class   string `yaml:"class"`   // standard (default) or standard_ia
-	Created Offset `yaml:"created"` // default: the start of the history
+	// ClassChanged is when the table's class was last updated (it became
+	// Class then), at or before the start; absent: never (DescribeTable
+	// reports no TableClassSummary.LastUpdateDateTime).
+	ClassChanged *Offset `yaml:"class_changed"`
+	Created      Offset  `yaml:"created"` // default: the start of the history
 	// Capacity is the provisioned capacity (units/s) at the start of the
 	// history and when switching back to provisioned (default 5/5).
 	Capacity    ReadWrite         `yaml:"capacity"`

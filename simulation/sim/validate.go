@@ -172,6 +172,9 @@ func (v *validator) table(p string, t *TableSpec) error {
 	} else if t.Created.D() > 0 {
 		return v.errf(p+".created", "a table must exist at the scenario start (created %s)", formatOffset(t.Created.D()))
 	}
+	if c := t.ClassChanged; c != nil && (c.D() > 0 || c.D() < t.Created.D()) {
+		return v.errf(p+".class_changed", "the class changed at %s: must be between the table's creation (%s) and the start (0)", formatOffset(c.D()), formatOffset(t.Created.D()))
+	}
 	if err := v.capacity(p+".capacity", &t.Capacity); err != nil {
 		return err
 	}
