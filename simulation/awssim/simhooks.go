@@ -113,12 +113,14 @@ func (s *Server) SetBillingMode(region, table, mode string, c Capacity, gsis map
 					IndexName             string
 					ProvisionedThroughput *ddbCapacity
 					OnDemandThroughput    *ddbOnDemandIn
+					WarmThroughput        *ddbWarmIn
 				}
 			}{}
 			u.Update = &struct {
 				IndexName             string
 				ProvisionedThroughput *ddbCapacity
 				OnDemandThroughput    *ddbOnDemandIn
+				WarmThroughput        *ddbWarmIn
 			}{IndexName: name, ProvisionedThroughput: &ddbCapacity{ReadCapacityUnits: g.Read, WriteCapacityUnits: g.Write}}
 			in.GlobalSecondaryIndexUpdates = append(in.GlobalSecondaryIndexUpdates, u)
 		}
