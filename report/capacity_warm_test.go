@@ -65,3 +65,17 @@ func TestCapacityReportWarmThroughput(t *testing.T) {
 		t.Errorf("legacy: %v", legacy)
 	}
 }
+
+func TestLandingSuddenPeak(t *testing.T) {
+	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	if err := LandingHTML(&b, Landing{MetricsPath: "/metrics", CapacityEnabled: true, Now: now, Reports: []collectors.TableReport{
+		{Account: "a", Region: "us-east-1", Table: "shop", Mode: capacity.OnDemand, Warm: []collectors.WarmFigures{
+			{Warm: [2]float64{30000, 10000}, WarmStatus: "ACTIVE", Peak30d: [2]float64{9000, 1000}, SuddenPeak: [2]float64{30000, 10000}}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<td class="n">30000 (×3.33) / 10000 (×10)</td>`; !strings.Contains(b.String(), want) {
+		t.Errorf("landing page lacks %s:\n%s", want, b.String())
+	}
+}
