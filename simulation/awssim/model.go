@@ -52,7 +52,9 @@ type OnDemandThroughput struct {
 // write units per second it serves at once. The simulator keeps its
 // high-water mark: DescribeTable reports the largest of the stored values,
 // the provisioned capacity (provisioned mode) and the new on-demand table
-// values (on-demand mode), and stores it back, so that it never decreases.
+// values (on-demand mode), and stores it back, so that it never decreases;
+// a simulation raises it to the on-demand peaks it served
+// (Server.RaiseWarmThroughput).
 // Source: AWS, "Understanding DynamoDB warm throughput" (values grow with
 // usage and never decrease; raised with UpdateTable WarmThroughput) and
 // "Understanding DynamoDB warm throughput in different scenarios" (a new

@@ -255,6 +255,9 @@ func (e *Engine) AdvanceTo(t time.Time) error {
 			ts.run(from, target)
 		}
 	}
+	for _, ts := range live {
+		ts.noteWarm()
+	}
 	for _, r := range e.regions {
 		r.run(from, target)
 	}

@@ -59,3 +59,28 @@ tables:
 		t.Fatal("status COLD accepted")
 	}
 }
+
+// TestWarmThroughputGrowsWithOnDemandPeaks: an on-demand table whose
+// traffic peaks above the new-table values reports a warm throughput at
+// least that peak, and keeps it after the traffic falls.
+func TestWarmThroughputGrowsWithOnDemandPeaks(t *testing.T) {
+	sc, err := LoadScenario([]byte(`name: warm-peaks
+history: 2h
+tables:
+  - name: crowd
+    billing: on_demand
+    traffic: {read: 30000, write: 9000}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, sc)
+	out, err := r.ddb.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("crowd")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := out.Table.WarmThroughput
+	if w == nil || aws.ToInt64(w.ReadUnitsPerSecond) < 25000 || aws.ToInt64(w.WriteUnitsPerSecond) < 7000 {
+		t.Fatalf("warm throughput %+v, want at least the served peak (about 30,000 read, 9,000 write)", w)
+	}
+}
