@@ -82,6 +82,7 @@ const (
 	TableCreationTimestamp             = "dynamodb_table_creation_timestamp_seconds"
 	OnDemandMaxReadRequestUnits        = "dynamodb_on_demand_max_read_request_units"
 	OnDemandMaxWriteRequestUnits       = "dynamodb_on_demand_max_write_request_units"
+	WarmThroughputUnits                = "dynamodb_warm_throughput_units_per_second"
 	TablePITREnabled                   = "dynamodb_table_pitr_enabled"
 	TablePITREarliestRestorable        = "dynamodb_table_pitr_earliest_restorable_timestamp_seconds"
 	TablePITRRecoveryPeriod            = "dynamodb_table_pitr_recovery_period_seconds"
@@ -223,6 +224,11 @@ var awsFamilies = []Family{
 	{OnDemandMaxWriteRequestUnits, Gauge,
 		"Maximum write request units per second configured for an on-demand table or index; absent when unlimited." + backgroundNote,
 		indexLabels, "request units per second", "DynamoDB DescribeTable: OnDemandThroughput.MaxWriteRequestUnits"},
+
+	{WarmThroughputUnits, Gauge,
+		"Warm throughput of the table (index empty) or GSI: the read or write units per second (dimension) it can serve at once, as DynamoDB reports it (it grows with provisioned capacity and on-demand peaks and never decreases; UpdateTable WarmThroughput raises it, at a charge). status is ACTIVE, UPDATING (a raise in progress: the value may still change) or another status AWS reports. Absent when DescribeTable has no WarmThroughput (answers before November 2024, some regions and endpoints)." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, "status"}, "units per second",
+		"DynamoDB DescribeTable: WarmThroughput.ReadUnitsPerSecond, WriteUnitsPerSecond, Status (table and each GlobalSecondaryIndexes[].WarmThroughput)"},
 
 	// DescribeContinuousBackups, read once an hour per table (pitrNote).
 	{TablePITREnabled, Gauge,

@@ -26,6 +26,9 @@ const (
 	CapacitySimulatedThrottled     = "dynamodb_capacity_simulated_throttled_units"
 	CapacityTraceSeconds           = "dynamodb_capacity_cost_trace_seconds"
 	CapacityRecommendationInfo     = "dynamodb_capacity_recommendation_info"
+	// Warm throughput against the history's peak (collectors.SuddenPeak).
+	CapacitySuddenPeakUnits = "dynamodb_capacity_sudden_peak_units_per_second"
+	warmSource              = "DynamoDB DescribeTable WarmThroughput, ProvisionedThroughput, OnDemandThroughput, billing mode; CloudWatch consumed history (the highest minute of 7 days, the highest hour of days 8 to 30)"
 	// Storage and the table class (capacity.CompareClasses).
 	CapacityStorageMonthlyCost      = "dynamodb_capacity_storage_monthly_cost_dollars"
 	CapacityClassMonthlyCost        = "dynamodb_capacity_class_monthly_cost_dollars"
@@ -109,6 +112,9 @@ var derivedFamilies = []Family{
 	{CapacityRecommendationInfo, Gauge,
 		"Billing-mode recommendation from the window's cost what-if as labels; the value is always 1. recommendation is keep, switch_to_on_demand or switch_to_provisioned; reason_code is cheaper, saving_below_minimum, simulated_throttling or traffic_below_minimum." + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "recommendation", "reason_code"}, "info", capacityCostSource},
+	{CapacitySuddenPeakUnits, Gauge,
+		"Largest per-second demand (dimension: read or write units) the table (index empty) or GSI can take today all at once without throttling, the burst capacity of a provisioned table aside: provisioned, its provisioned capacity; on-demand, the largest of the new-table value (12,000 read, 4,000 write units), twice the highest per-second demand of the last 30 days (on-demand absorbs up to twice its previous peak at once) and its warm throughput while ACTIVE (ignored while UPDATING), capped by its on-demand maximum. The account's per-table quota (40,000 by default, adjustable) is not applied; hot keys throttle a partition sooner. Compare with dynamodb_warm_throughput_units_per_second: a peak beyond both needs pre-warming (UpdateTable WarmThroughput)." + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension}, "units per second", warmSource},
 	{CapacityStorageMonthlyCost, Gauge,
 		"Storage cost in USD a month of the table (index empty) or GSI at its current size and the price of the table's class (every index uses its table's class); absent when DescribeTable reports no class or size, or without a storage price." + storageNote + derivedNote,
 		indexLabels, "USD per month", storageSource},

@@ -105,6 +105,9 @@ type TableReport struct {
 	// Class holds the storage and table-class figures; nil until the
 	// table has a traffic history.
 	Class *ClassFigures
+	// Warm holds the warm throughput and sudden-peak figures of the base
+	// table then each GSI.
+	Warm []WarmFigures
 	// chart is what Reports computes Hourly from.
 	chart chartSpan
 	// classWindow and classResults are the longest cost window's label and
@@ -542,6 +545,7 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	r, err := c.reportCosts(t, st, tb, b)
 	if r != nil {
 		r.Class = c.classFigures(t.Region, tb, r.Mode, r.classWindow, r.classResults, b.end)
+		r.Warm = warmFigures(st, tb, b.end)
 		r.classWindow, r.classResults = "", nil
 	}
 	return r, err
@@ -908,6 +912,11 @@ func (st *capacityState) metrics() []prometheus.Metric {
 				add(catalogue.CapacityModeSwitchDailyCost, j.BeforePerDay, r.Account, r.Region, r.Table, "before")
 				add(catalogue.CapacityModeSwitchDailyCost, j.SincePerDay, r.Account, r.Region, r.Table, "since")
 				add(catalogue.CapacityModeSwitchCostChange, j.CostChange, r.Account, r.Region, r.Table)
+			}
+		}
+		for _, w := range r.Warm {
+			for k := range 2 {
+				add(catalogue.CapacitySuddenPeakUnits, w.SuddenPeak[k], r.Account, r.Region, r.Table, w.Index, dimensionLabels[k])
 			}
 		}
 		if f := r.Class; f != nil {

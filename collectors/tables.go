@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -326,6 +327,13 @@ func tableMetrics(t *awsclient.Target, tb *Table) []prometheus.Metric {
 	add("", d.ItemCount, d.TableSizeBytes, d.ProvisionedThroughput, d.OnDemandThroughput)
 	for _, g := range d.GlobalSecondaryIndexes {
 		add(aws.ToString(g.IndexName), g.ItemCount, g.IndexSizeBytes, g.ProvisionedThroughput, g.OnDemandThroughput)
+	}
+	for _, w := range WarmThroughputs(d) {
+		for k, v := range w.Units {
+			if !math.IsNaN(v) {
+				ms = append(ms, catalogue.MustMetric(catalogue.WarmThroughputUnits, v, acct, region, name, w.Index, dimensionLabels[k], w.Status))
+			}
+		}
 	}
 	return ms
 }

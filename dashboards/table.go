@@ -54,6 +54,18 @@ func tableBoard() board {
 				{expr: sel(writeUtilization, selTI), legend: "write {{index}}"},
 				{expr: sel(c.AutoScalingTargetUtilization, selTI), legend: "target {{dimension}} {{index}}"},
 			}},
+		{kind: timeSeries, title: "Sudden peak taken without throttling, warm throughput and demand (units/s)", unit: unitPerSecond, width: 24,
+			description: "The largest per-second demand the table or GSI takes all at once without throttling today (sudden peak): provisioned, its provisioned " +
+				"capacity; on-demand, the largest of the new-table 12,000 read / 4,000 write units, twice the highest per-second demand of the last 30 days " +
+				"and its warm throughput while ACTIVE, capped by its on-demand maximum. Warm throughput is what DescribeTable reports (it grows with use and " +
+				"never falls; no line in older API answers). Consumed demand below for comparison. A planned event above the sudden peak needs pre-warming " +
+				"(UpdateTable WarmThroughput, charged; runbook DynamoDBOnDemandFlashCrowd, Pre-warming).",
+			queries: []query{
+				{expr: sel(c.CapacitySuddenPeakUnits, selTI), legend: "sudden peak {{dimension}} {{index}}"},
+				{expr: sel(c.WarmThroughputUnits, selTI), legend: "warm {{dimension}} {{index}} ({{status}})"},
+				{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(consumedReadRate, selTI)), legend: "consumed read {{index}}"},
+				{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(consumedWriteRate, selTI)), legend: "consumed write {{index}}"},
+			}},
 	}
 	latency := []panel{
 		{kind: timeSeries, title: "p99 latency against its own baseline", unit: unitSeconds, width: 24,

@@ -41,6 +41,7 @@ type capacityTableJ struct {
 	Error     string       `json:"error,omitempty"`
 	Verdict   *verdictJ    `json:"verdict"`
 	Class     *classJ      `json:"table_class"`
+	Warm      []warmJ      `json:"warm_throughput"`
 	readable  *capacityRow // for the HTML and Markdown views
 }
 
@@ -261,6 +262,7 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 			t.Verdict = &verdictJ{Window: last.Window, Recommendation: last.Recommendation, ReasonCode: last.ReasonCode, Reason: last.Reason}
 		}
 		t.Class = classDoc(r.Class)
+		t.Warm = warmDoc(r.Warm)
 		if h := r.Hourly; len(h.ConsumedRead) > 0 {
 			t.History = &historyJ{Start: h.Start.UTC(), StepSeconds: 3600,
 				ConsumedRead: rounded(h.ConsumedRead), ConsumedWrite: rounded(h.ConsumedWrite),
@@ -428,6 +430,14 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 			usd(c.StandardUSD.ThroughputUSD+c.StandardUSD.StorageUSD), usd(c.StandardIAUSD.ThroughputUSD+c.StandardIAUSD.StorageUSD),
 			optShare(c.StorageShare), optShare(c.BreakEvenShare), optUSD(c.SavingUSD), c.Recommendation, c.ReasonCode)
 	}
+	b.WriteString("\n## Warm throughput and sudden peaks\n\n" + warmIntro + "\n\n")
+	b.WriteString("| Table | Index | Warm throughput read / write (status) | 30-day peak read | 30-day peak write | Sudden peak read | Sudden peak write |\n|---|---|---|---:|---:|---:|---:|\n")
+	for _, t := range doc.Tables {
+		for _, w := range t.Warm {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(t.Table), mdCell(indexName(w.Index)), mdCell(warmUnits(w)),
+				optRate(w.PeakRead), optRate(w.PeakWrite), warmCell(w.SuddenRead, w.HeadroomRead), warmCell(w.SuddenWrt, w.HeadroomWrite))
+		}
+	}
 	b.WriteString("\n## Traffic\n\nRatios over 1 day and the rolling 7 days (review beyond ±30% drift); peak-to-average over 7 days; baselines are median hourly read+write units/s.\n\n")
 	b.WriteString("| Table | Index | R/W 1d | R/W 7d | Drift | Peak/avg read | Peak/avg write | Baseline 1w | Baseline 4w | Surge retention |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range doc.Tables {
@@ -581,6 +591,7 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"diagnosisIntro": func() string { return diagnosisIntro },
 	"classText":      classText,
+	"warmText":       warmText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -619,6 +630,7 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 <p>Over {{days .CoveredSeconds}} of actual consumption: on demand {{usd .OnDemandUSD}}, provisioned with auto-scaling {{usd .ProvisionedUSD}}; a month: {{usd .MonthlyOnDemandUSD}} on demand, {{usd .MonthlyProvisionedUSD}} provisioned.{{if gt .ThrottledUnits 0.0}} Provisioned capacity would have throttled {{printf "%.0f" .ThrottledUnits}} request units.{{end}}</p>{{end}}
 {{with .Error}}<p class="switch">No cost what-if: {{.}}</p>{{end}}
 {{with .Class}}<p>{{classText .}}</p>{{end}}
+{{with .Warm}}<p>{{warmText .}}</p>{{end}}
 {{range .Notes}}<p>{{.}}</p>{{end}}
 <div class="charts">
 {{range .Charts}}{{$c := .}}<figure>

@@ -100,6 +100,15 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 			f.Standard.Total(), f.StandardIA.Total(), share(a.StorageShare), share(a.BreakEven), a.Saving, a.Action, a.Code)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Warm throughput and sudden peaks (units per second; "+warmIntro+")")
+	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tINDEX\tWARM READ / WRITE (STATUS)\tPEAK 30D READ\tPEAK 30D WRITE\tSUDDEN PEAK READ\tSUDDEN PEAK WRITE")
+	for _, r := range reports {
+		for _, x := range warmDoc(r.Warm) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Account, r.Region, r.Table, indexName(x.Index), warmUnits(x),
+				optRate(x.PeakRead), optRate(x.PeakWrite), warmCell(x.SuddenRead, x.HeadroomRead), warmCell(x.SuddenWrt, x.HeadroomWrite))
+		}
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Diagnosis (provisioned tables, per table or GSI and dimension their own auto-scaling policy scales: request units the simulation of the current policy "+
 		"throttles and saturated minutes (consumed demand at or above the simulated capacity: where a history capped by real throttling shows it) by cause, "+
 		"with the latest throttled or saturated minute; at max = capacity held at the auto-scaling maximum, target = units a 70% target would not throttle, "+

@@ -24,7 +24,7 @@ type Landing struct {
 	Now time.Time
 }
 
-var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"usd": usd, "storage": classStorage, "class": classCell}).Parse(`<!DOCTYPE html>
+var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"usd": usd, "storage": classStorage, "class": classCell, "sudden": suddenCell}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -43,11 +43,11 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2r
 <h2>Fleet summary</h2>
 {{if not .CapacityEnabled}}<p>The capacity collector is disabled (collectors.capacity): no cost figures.</p>
 {{else if not .Tables}}<p>No capacity figures yet: the capacity collector has not completed its first run.</p>
-{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; backups and streams are out of scope); storage at today's size and the table class's list price, and the table-class advice. Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
+{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; backups and streams are out of scope); storage at today's size and the table class's list price, and the table-class advice; the largest sudden peak the base table takes without throttling, in units per second (docs/capacity.md, "Warm throughput and sudden peaks"). Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
 <table>
-<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th><th>Storage / month</th><th>Table class</th></tr></thead>
+<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th><th>Storage / month</th><th>Table class</th><th>Sudden peak read / write (× 30-day peak)</th></tr></thead>
 <tbody>
-{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if ne .Recommendation "keep"}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}<td class="n">{{storage .Class}}</td><td>{{class .Class}}</td></tr>
+{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if ne .Recommendation "keep"}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}<td class="n">{{storage .Class}}</td><td>{{class .Class}}</td><td class="n">{{sudden .Warm}}</td></tr>
 {{end}}</tbody>
 </table>{{end}}
 </body>
@@ -119,4 +119,15 @@ func classCell(c *classJ) string {
 		return fmt.Sprintf("%s: %s (%s)", c.Class, c.Recommendation, c.ReasonCode)
 	}
 	return fmt.Sprintf("%s: %s (%s; %s a month if switched)", c.Class, c.Recommendation, c.ReasonCode, optUSD(c.SavingUSD))
+}
+
+// suddenCell is the base table's sudden peaks, read / write, with their
+// multiples of the 30-day peak; "-" without figures.
+func suddenCell(ws []warmJ) string {
+	for _, w := range ws {
+		if w.Index == "" {
+			return warmCell(w.SuddenRead, w.HeadroomRead) + " / " + warmCell(w.SuddenWrt, w.HeadroomWrite)
+		}
+	}
+	return "-"
 }

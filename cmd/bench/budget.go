@@ -30,6 +30,7 @@ var seriesBudget = []budget{
 	{"dynamodb_last_switch_to_on_demand_timestamp_seconds", 1, "alerts (switching mode too often)"},
 	{"dynamodb_on_demand_max_read_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
 	{"dynamodb_on_demand_max_write_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
+	{"dynamodb_warm_throughput_units_per_second", 6, "read, write × table + 2 GSIs (status a label, no extra series); the warm-throughput headroom (issue 22), dashboards"},
 	// DescribeContinuousBackups, once an hour per table.
 	{"dynamodb_table_pitr_enabled", 1, "PITR on or off; the TTL-deleting-live-data page and its runbook, dashboards"},
 	{"dynamodb_table_pitr_earliest_restorable_timestamp_seconds", 1, "PITR on: how far back a restore can go; the TTL page's runbook, dashboards"},
@@ -56,6 +57,7 @@ var seriesBudget = []budget{
 	{"dynamodb_capacity_monthly_switch_saving_dollars", 2, "2 windows; alerts, dashboards"},
 	{"dynamodb_capacity_recommendation_info", 2, "2 windows; dashboards"},
 	{"dynamodb_capacity_simulated_throttled_units", 4, "read, write × 2 windows; dashboards"},
+	{"dynamodb_capacity_sudden_peak_units_per_second", 6, "read, write × table + 2 GSIs: the largest sudden peak taken without throttling (issue 22); dashboards, capacity report"},
 	{"dynamodb_capacity_storage_monthly_cost_dollars", 3, "table + 2 GSIs, with a storage price; dashboards (storage in dollars, issue 22)"},
 	{"dynamodb_capacity_class_monthly_cost_dollars", 4, "2 classes × throughput, storage, the longest window only; dashboards (the class decision)"},
 	{"dynamodb_capacity_class_monthly_switch_saving_dollars", 1, "the longest window only; dashboards (the class decision)"},

@@ -62,6 +62,11 @@ type (
 		BillingMode                       string
 		LastUpdateToPayPerRequestDateTime *float64 `json:",omitempty"`
 	}
+	ddbWarmDesc struct {
+		ReadUnitsPerSecond  int64
+		WriteUnitsPerSecond int64
+		Status              string
+	}
 	ddbTableClassSummary struct {
 		TableClass         string
 		LastUpdateDateTime *float64 `json:",omitempty"`
@@ -79,6 +84,7 @@ type (
 		ItemCount             int64
 		IndexArn              string
 		OnDemandThroughput    *ddbOnDemand `json:",omitempty"`
+		WarmThroughput        *ddbWarmDesc `json:",omitempty"`
 	}
 	ddbTableDescription struct {
 		AttributeDefinitions      []ddbAttributeDefinition
@@ -96,6 +102,7 @@ type (
 		TableClassSummary         *ddbTableClassSummary  `json:",omitempty"`
 		DeletionProtectionEnabled bool
 		OnDemandThroughput        *ddbOnDemand `json:",omitempty"`
+		WarmThroughput            *ddbWarmDesc `json:",omitempty"`
 	}
 	ddbTag struct {
 		Key   string
@@ -141,6 +148,35 @@ func onDemandDesc(o OnDemandThroughput, onDemand bool) *ddbOnDemand {
 	return &ddbOnDemand{MaxReadRequestUnits: unl(o.MaxReadRequestUnits), MaxWriteRequestUnits: unl(o.MaxWriteRequestUnits)}
 }
 
+// onDemandWarm is the warm throughput of a new on-demand table or GSI
+// (read, write units per second). Source: AWS, "Understanding DynamoDB warm
+// throughput in different scenarios" and "DynamoDB on-demand capacity
+// mode", Initial throughput: 12,000 read and 4,000 write request units.
+var onDemandWarm = [2]int64{12000, 4000}
+
+// warmDesc raises w to what the table or GSI has reached (its provisioned
+// capacity, or the new on-demand values) and renders it; w is stored back
+// so that the warm throughput never decreases (it grows with provisioned
+// capacity and on-demand use and never falls: "Understanding DynamoDB warm
+// throughput"). nil when w.Omit (an older API answer).
+func warmDesc(w *WarmThroughput, th Throughput, onDemand bool) *ddbWarmDesc {
+	if onDemand {
+		w.ReadUnitsPerSecond = max(w.ReadUnitsPerSecond, onDemandWarm[0])
+		w.WriteUnitsPerSecond = max(w.WriteUnitsPerSecond, onDemandWarm[1])
+	} else {
+		w.ReadUnitsPerSecond = max(w.ReadUnitsPerSecond, th.ReadCapacityUnits)
+		w.WriteUnitsPerSecond = max(w.WriteUnitsPerSecond, th.WriteCapacityUnits)
+	}
+	if w.Omit {
+		return nil
+	}
+	status := w.Status
+	if status == "" {
+		status = "ACTIVE"
+	}
+	return &ddbWarmDesc{ReadUnitsPerSecond: w.ReadUnitsPerSecond, WriteUnitsPerSecond: w.WriteUnitsPerSecond, Status: status}
+}
+
 // describeTable renders t in region as a TableDescription. s.mu must be
 // held.
 func (s *Server) describeTable(region string, t *Table) ddbTableDescription {
@@ -163,6 +199,7 @@ func (s *Server) describeTable(region string, t *Table) ddbTableDescription {
 		},
 		TableClassSummary:  &ddbTableClassSummary{TableClass: t.TableClass, LastUpdateDateTime: epoch(lastClassUpdate(t))},
 		OnDemandThroughput: onDemandDesc(t.OnDemand, od),
+		WarmThroughput:     warmDesc(&t.Warm, t.Throughput, od),
 	}
 	for _, k := range t.KeySchema {
 		d.KeySchema = append(d.KeySchema, ddbKeyElement(k))
@@ -180,6 +217,7 @@ func (s *Server) describeTable(region string, t *Table) ddbTableDescription {
 			ItemCount:             g.ItemCount,
 			IndexArn:              arn + "/index/" + g.IndexName,
 			OnDemandThroughput:    onDemandDesc(g.OnDemand, od),
+			WarmThroughput:        warmDesc(&g.Warm, g.Throughput, od),
 		}
 		for _, k := range g.KeySchema {
 			gd.KeySchema = append(gd.KeySchema, ddbKeyElement(k))

@@ -48,6 +48,29 @@ type OnDemandThroughput struct {
 	MaxWriteRequestUnits int64
 }
 
+// WarmThroughput is the warm throughput of a table or GSI: the read and
+// write units per second it serves at once. The simulator keeps its
+// high-water mark: DescribeTable reports the largest of the stored values,
+// the provisioned capacity (provisioned mode) and the new on-demand table
+// values (on-demand mode), and stores it back, so that it never decreases;
+// a simulation raises it to the on-demand peaks it served
+// (Server.RaiseWarmThroughput).
+// Source: AWS, "Understanding DynamoDB warm throughput" (values grow with
+// usage and never decrease; raised with UpdateTable WarmThroughput) and
+// "Understanding DynamoDB warm throughput in different scenarios" (a new
+// on-demand table: 12,000 reads and 4,000 writes per second; a provisioned
+// table's warm throughput adjusts to a higher provisioned capacity).
+type WarmThroughput struct {
+	ReadUnitsPerSecond  int64
+	WriteUnitsPerSecond int64
+	// Status is reported as the warm throughput's status: "" is ACTIVE; a
+	// scenario may set UPDATING (a raise in progress).
+	Status string
+	// Omit leaves WarmThroughput out of DescribeTable, as answers before
+	// November 2024 (and some endpoints) do.
+	Omit bool
+}
+
 // GlobalSecondaryIndex is one GSI of a table.
 type GlobalSecondaryIndex struct {
 	IndexName      string
@@ -58,6 +81,7 @@ type GlobalSecondaryIndex struct {
 	SizeBytes      int64
 	Throughput     Throughput // ignored (0/0) while the table is on-demand
 	OnDemand       OnDemandThroughput
+	Warm           WarmThroughput
 }
 
 // TimeToLive is a table's TTL setting.
@@ -109,6 +133,7 @@ type Table struct {
 	LastUpdateToPayPerRequestDateTime time.Time
 	Throughput                        Throughput // answered as 0/0 while on-demand
 	OnDemand                          OnDemandThroughput
+	Warm                              WarmThroughput
 	TableClass                        string // default STANDARD
 	// TableClassUpdates are the times of the table's class updates, the
 	// latest last: DescribeTable reports the latest as

@@ -87,6 +87,30 @@ func (s *Server) SetThroughput(region, table, index string, c Capacity, at time.
 	return nil
 }
 
+// RaiseWarmThroughput raises the warm throughput of a table (index "") or
+// one of its GSIs to at least read and write units per second: a
+// simulation reports the on-demand peaks it served (AWS: warm throughput
+// grows as usage increases and never decreases, "Understanding DynamoDB
+// warm throughput"). It never lowers it.
+func (s *Server) RaiseWarmThroughput(region, table, index string, read, write int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.region(region).tables[table]
+	if t == nil {
+		return fmt.Errorf("awssim: raise warm throughput: %w", tableNotFound(table))
+	}
+	w := &t.Warm
+	if index != "" {
+		g := findGSI(t, index)
+		if g == nil {
+			return fmt.Errorf("awssim: raise warm throughput of %s: %w", table, apiErr(ErrResourceNotFound, "Requested resource not found: Index: "+index+" not found"))
+		}
+		w = &g.Warm
+	}
+	w.ReadUnitsPerSecond, w.WriteUnitsPerSecond = max(w.ReadUnitsPerSecond, read), max(w.WriteUnitsPerSecond, write)
+	return nil
+}
+
 // SetBillingMode switches a table's billing mode at time at under
 // UpdateTable's rules: a switch to PAY_PER_REQUEST beyond the fourth in a
 // rolling 24 hours is refused with LimitExceededException and leaves the
@@ -113,12 +137,14 @@ func (s *Server) SetBillingMode(region, table, mode string, c Capacity, gsis map
 					IndexName             string
 					ProvisionedThroughput *ddbCapacity
 					OnDemandThroughput    *ddbOnDemandIn
+					WarmThroughput        *ddbWarmIn
 				}
 			}{}
 			u.Update = &struct {
 				IndexName             string
 				ProvisionedThroughput *ddbCapacity
 				OnDemandThroughput    *ddbOnDemandIn
+				WarmThroughput        *ddbWarmIn
 			}{IndexName: name, ProvisionedThroughput: &ddbCapacity{ReadCapacityUnits: g.Read, WriteCapacityUnits: g.Write}}
 			in.GlobalSecondaryIndexUpdates = append(in.GlobalSecondaryIndexUpdates, u)
 		}

@@ -118,6 +118,9 @@ func (e *Engine) install(t *tableSim) error {
 	if s.Class == "standard_ia" {
 		tb.TableClass = awssim.TableClassStandardIA
 	}
+	if w := s.WarmThroughput; w != nil {
+		tb.Warm = awssim.WarmThroughput{ReadUnitsPerSecond: int64(w.Read), WriteUnitsPerSecond: int64(w.Write), Status: w.Status, Omit: w.Omitted}
+	}
 	if s.ClassChanged != nil {
 		tb.TableClassUpdates = []time.Time{minuteTime(e.start).Add(s.ClassChanged.D())}
 	}
@@ -251,6 +254,9 @@ func (e *Engine) AdvanceTo(t time.Time) error {
 		for _, ts := range live {
 			ts.run(from, target)
 		}
+	}
+	for _, ts := range live {
+		ts.noteWarm()
 	}
 	for _, r := range e.regions {
 		r.run(from, target)

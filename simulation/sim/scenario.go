@@ -53,21 +53,35 @@ type TableSpec struct {
 	Created      Offset  `yaml:"created"` // default: the start of the history
 	// Capacity is the provisioned capacity (units/s) at the start of the
 	// history and when switching back to provisioned (default 5/5).
-	Capacity    ReadWrite         `yaml:"capacity"`
-	OnDemandMax ReadWrite         `yaml:"on_demand_max"` // 0: unlimited
-	Partitions  int               `yaml:"partitions"`    // 0: derived from capacity and traffic
-	HotKeyShare float64           `yaml:"hot_key_share"` // share of traffic on the hottest partition
-	AutoScaling *ScalingSpec      `yaml:"auto_scaling"`
-	GSIs        []GSISpec         `yaml:"gsis"`
-	TTL         *TTLSpec          `yaml:"ttl"`
-	PITR        *PITRSpec         `yaml:"pitr"` // default: point-in-time recovery disabled
-	Tags        map[string]string `yaml:"tags"`
-	ItemCount   int64             `yaml:"item_count"` // DescribeTable figures of tables without simulated items
-	SizeBytes   int64             `yaml:"size_bytes"`
+	Capacity    ReadWrite `yaml:"capacity"`
+	OnDemandMax ReadWrite `yaml:"on_demand_max"` // 0: unlimited
+	// WarmThroughput is the table's warm throughput at the start (nil: what
+	// AWS's rules give, see awssim.WarmThroughput).
+	WarmThroughput *WarmSpec         `yaml:"warm_throughput"`
+	Partitions     int               `yaml:"partitions"`    // 0: derived from capacity and traffic
+	HotKeyShare    float64           `yaml:"hot_key_share"` // share of traffic on the hottest partition
+	AutoScaling    *ScalingSpec      `yaml:"auto_scaling"`
+	GSIs           []GSISpec         `yaml:"gsis"`
+	TTL            *TTLSpec          `yaml:"ttl"`
+	PITR           *PITRSpec         `yaml:"pitr"` // default: point-in-time recovery disabled
+	Tags           map[string]string `yaml:"tags"`
+	ItemCount      int64             `yaml:"item_count"` // DescribeTable figures of tables without simulated items
+	SizeBytes      int64             `yaml:"size_bytes"`
 	// SystemErrorsPerHour is the mean rate of SystemErrors.
 	SystemErrorsPerHour float64      `yaml:"system_errors_per_hour"`
 	Traffic             TrafficSpec  `yaml:"traffic"`
 	BillingSwitches     []SwitchSpec `yaml:"billing_switches"`
+}
+
+// WarmSpec is a table's warm throughput at the start of the history: a
+// pre-warmed table (read, write units/s above what AWS's rules give), a
+// raise in progress (status UPDATING) or an answer without the field
+// (omitted, as DescribeTable answered before November 2024).
+type WarmSpec struct {
+	Read    float64 `yaml:"read"`
+	Write   float64 `yaml:"write"`
+	Status  string  `yaml:"status"`  // ACTIVE (default) or UPDATING
+	Omitted bool    `yaml:"omitted"` // DescribeTable reports no WarmThroughput
 }
 
 // GSISpec is a global secondary index. Its read demand is the table's read

@@ -69,6 +69,7 @@ func channelAgg(n int) []aggKind {
 type entity struct {
 	index      string // "" for the table
 	dirs       [2]dirState
+	warmSent   [2]int64 // the on-demand peaks last given to the server (noteWarm)
 	store      *tiered
 	lastNZ     []int64 // last minute with a non-zero value, per channel
 	share      ReadWrite
@@ -538,4 +539,35 @@ func (t *tableSim) flushWrites() {
 		t.noteErr(err)
 	}
 	t.pending = t.pending[:0]
+}
+
+// noteWarm gives the server the highest on-demand minute each table and GSI
+// has served (units/s, rounded up), when it rose: the simulated warm
+// throughput grows with on-demand peaks (awssim.Server.RaiseWarmThroughput).
+// A provisioned dimension has none (its capacity raises it).
+func (t *tableSim) noteWarm() {
+	if t.deleted {
+		return
+	}
+	for _, en := range t.ents {
+		var peak [2]int64
+		for d := range en.dirs {
+			s := &en.dirs[d]
+			if s.ringN == 0 {
+				continue
+			}
+			p := s.oldPeak
+			for _, v := range s.ring[:s.ringN] {
+				p = math.Max(p, v)
+			}
+			peak[d] = int64(math.Ceil(p))
+		}
+		if peak[0] <= en.warmSent[0] && peak[1] <= en.warmSent[1] {
+			continue
+		}
+		if err := t.e.srv.RaiseWarmThroughput(t.region, t.name, en.index, peak[0], peak[1]); err != nil && t.err == nil {
+			t.err = err
+		}
+		en.warmSent = [2]int64{max(en.warmSent[0], peak[0]), max(en.warmSent[1], peak[1])}
+	}
 }

@@ -186,6 +186,19 @@ func (v *validator) table(p string, t *TableSpec) error {
 			return err
 		}
 	}
+	if w := t.WarmThroughput; w != nil {
+		for _, x := range []struct {
+			k string
+			f float64
+		}{{"read", w.Read}, {"write", w.Write}} {
+			if err := v.number(p+".warm_throughput."+x.k, x.f, 0, 1e7, "warm throughput"); err != nil {
+				return err
+			}
+		}
+		if w.Status != "" && w.Status != "ACTIVE" && w.Status != "UPDATING" {
+			return v.errf(p+".warm_throughput.status", "status %q must be ACTIVE or UPDATING", w.Status)
+		}
+	}
 	if t.Partitions < 0 || t.Partitions > 100000 {
 		return v.errf(p+".partitions", "partitions %d must be between 0 (derived) and 100000", t.Partitions)
 	}
