@@ -1,0 +1,83 @@
+package awssim
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestDescribeLimits(t *testing.T) {
+	s, _ := fixture(t, t0)
+	s.SetLimits("eu-west-1", Limits{AccountMaxReadCapacityUnits: 120000, TableMaxWriteCapacityUnits: 10000})
+	ctx := context.Background()
+	for _, c := range []struct {
+		region string
+		want   Limits
+	}{
+		{"us-east-1", Limits{80000, 80000, 40000, 40000}},
+		{"eu-west-1", Limits{120000, 80000, 40000, 10000}},
+	} {
+		out, err := clientsFor(s, cfg(c.region)).ddb.DescribeLimits(ctx, &dynamodb.DescribeLimitsInput{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.region, err)
+		}
+		got := Limits{aws.ToInt64(out.AccountMaxReadCapacityUnits), aws.ToInt64(out.AccountMaxWriteCapacityUnits),
+			aws.ToInt64(out.TableMaxReadCapacityUnits), aws.ToInt64(out.TableMaxWriteCapacityUnits)}
+		if got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.region, got, c.want)
+		}
+	}
+	s.Deny("dynamodb:DescribeLimits")
+	_, err := clientsFor(s, cfg("us-east-1")).ddb.DescribeLimits(ctx, &dynamodb.DescribeLimitsInput{})
+	wantAPIError(t, err, "AccessDeniedException")
+}
+
+func TestUpdateTableAboveTheQuotasIsRefused(t *testing.T) {
+	s, _ := fixture(t, t0)
+	s.SetLimits("eu-west-1", Limits{AccountMaxReadCapacityUnits: 1000, AccountMaxWriteCapacityUnits: 1000, TableMaxReadCapacityUnits: 600, TableMaxWriteCapacityUnits: 600})
+	for _, tb := range []Table{
+		{Name: "big", Throughput: Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 100},
+			GSIs: []GlobalSecondaryIndex{{IndexName: "by-x", Throughput: Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 100}}}},
+		{Name: "other", Throughput: Throughput{ReadCapacityUnits: 300, WriteCapacityUnits: 300}},
+	} {
+		if err := s.PutTable("eu-west-1", tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ddb := clientsFor(s, cfg("eu-west-1")).ddb
+	ctx := context.Background()
+	update := func(r, w int64) error {
+		_, err := ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("big"),
+			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(r), WriteCapacityUnits: aws.Int64(w)}})
+		return err
+	}
+	// The table and its index together: 550 + 100 > 600.
+	wantAPIError(t, update(550, 100), "LimitExceededException")
+	if tb, _ := s.Table("eu-west-1", "big"); tb.Throughput.ReadCapacityUnits != 100 {
+		t.Errorf("refused update changed the capacity to %d", tb.Throughput.ReadCapacityUnits)
+	}
+	// Exactly the table maximum is allowed.
+	if err := update(500, 100); err != nil {
+		t.Fatalf("update to the table maximum: %v", err)
+	}
+	// The account: 600 + 300 = 900 of 1,000; another table of 200 would pass 1,000.
+	if err := s.PutTable("eu-west-1", Table{Name: "third", Throughput: Throughput{ReadCapacityUnits: 50, WriteCapacityUnits: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("third"),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(200), WriteCapacityUnits: aws.Int64(50)}})
+	wantAPIError(t, err, "LimitExceededException")
+	// On-demand tables are outside the account quota: switching "other" to
+	// on-demand frees its 300.
+	if _, err := ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("other"), BillingMode: types.BillingModePayPerRequest}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("third"),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(200), WriteCapacityUnits: aws.Int64(50)}})
+	if err != nil {
+		t.Fatalf("update after freeing capacity: %v", err)
+	}
+}
