@@ -12,8 +12,8 @@ type Limits struct {
 }
 
 // DefaultLimits are AWS's default throughput quotas for provisioned tables:
-// 40,000 read and 40,000 write capacity units per table (the table and its
-// global secondary indexes together) and 80,000 of each per account and
+// 40,000 read and 40,000 write capacity units per table (and per global
+// secondary index) and 80,000 of each per account and
 // region (Amazon DynamoDB Developer Guide, "Quotas in Amazon DynamoDB",
 // "Throughput default quotas":
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
@@ -70,25 +70,40 @@ func (c *call) ddbDescribeLimits() (any, error) {
 	return l, nil
 }
 
-// checkLimits refuses a provisioned capacity that AWS would refuse: a table
-// whose capacity plus that of its global secondary indexes exceeds the
-// table-level quota, or an account whose provisioned total in the region
-// would exceed the account-level quota ("The provisioned throughput quota
-// includes the sum of the capacity of the table together with the capacity
-// of all of its global secondary indexes", "Quotas in Amazon DynamoDB").
-// AWS answers LimitExceededException; the wording is the simulator's. next
-// is the table after the update; s.mu must be held.
+// checkLimits refuses a provisioned capacity that AWS would refuse. The
+// developer guide ("Quotas in Amazon DynamoDB", "Throughput default
+// quotas") says: for provisioned tables "the quota is the maximum amount of
+// read and write capacity units that can be provisioned for any table or
+// any of its GSIs in the Region" (each one on its own), and the total of
+// all provisioned tables and their GSIs must remain below the account-level
+// quota; on-demand tables count toward neither. (The DescribeLimits API
+// reference describes the table maximum as "including the read capacity
+// units provisioned for its global secondary indexes"; the simulator
+// follows the developer guide, the more recent and more precise text.) AWS
+// answers LimitExceededException; the wording is the simulator's. next is
+// the table after the update; s.mu must be held.
 func (s *Server) checkLimits(region string, next *Table) error {
 	if next.BillingMode != BillingProvisioned {
 		return nil
 	}
 	l := s.limitsOf(region)
-	r, w := provisionedTotal(next)
-	if r > l.TableMaxReadCapacityUnits || w > l.TableMaxWriteCapacityUnits {
-		return apiErr(ErrLimitExceeded, fmt.Sprintf(
-			"Subscriber limit exceeded: Table %s would have %d read and %d write capacity units with its indexes; the table-level maximum is %d read and %d write",
-			next.Name, r, w, l.TableMaxReadCapacityUnits, l.TableMaxWriteCapacityUnits))
+	over := func(what string, th Throughput) error {
+		if th.ReadCapacityUnits > l.TableMaxReadCapacityUnits || th.WriteCapacityUnits > l.TableMaxWriteCapacityUnits {
+			return apiErr(ErrLimitExceeded, fmt.Sprintf(
+				"Subscriber limit exceeded: %s would have %d read and %d write capacity units; the table-level maximum is %d read and %d write",
+				what, th.ReadCapacityUnits, th.WriteCapacityUnits, l.TableMaxReadCapacityUnits, l.TableMaxWriteCapacityUnits))
+		}
+		return nil
 	}
+	if err := over("table "+next.Name, next.Throughput); err != nil {
+		return err
+	}
+	for _, g := range next.GSIs {
+		if err := over("index "+g.IndexName+" of table "+next.Name, g.Throughput); err != nil {
+			return err
+		}
+	}
+	r, w := provisionedTotal(next)
 	for name, t := range s.region(region).tables {
 		if name == next.Name || t.BillingMode != BillingProvisioned {
 			continue

@@ -11,14 +11,14 @@ import (
 
 func TestDescribeLimits(t *testing.T) {
 	s, _ := fixture(t, t0)
-	s.SetLimits("eu-west-1", Limits{AccountMaxReadCapacityUnits: 120000, TableMaxWriteCapacityUnits: 10000})
+	s.SetLimits("ca-central-1", Limits{AccountMaxReadCapacityUnits: 120000, TableMaxWriteCapacityUnits: 10000})
 	ctx := context.Background()
 	for _, c := range []struct {
 		region string
 		want   Limits
 	}{
 		{"us-east-1", Limits{80000, 80000, 40000, 40000}},
-		{"eu-west-1", Limits{120000, 80000, 40000, 10000}},
+		{"ca-central-1", Limits{120000, 80000, 40000, 10000}},
 	} {
 		out, err := clientsFor(s, cfg(c.region)).ddb.DescribeLimits(ctx, &dynamodb.DescribeLimitsInput{})
 		if err != nil {
@@ -37,34 +37,34 @@ func TestDescribeLimits(t *testing.T) {
 
 func TestUpdateTableAboveTheQuotasIsRefused(t *testing.T) {
 	s, _ := fixture(t, t0)
-	s.SetLimits("eu-west-1", Limits{AccountMaxReadCapacityUnits: 1000, AccountMaxWriteCapacityUnits: 1000, TableMaxReadCapacityUnits: 600, TableMaxWriteCapacityUnits: 600})
+	s.SetLimits("ca-central-1", Limits{AccountMaxReadCapacityUnits: 1000, AccountMaxWriteCapacityUnits: 1000, TableMaxReadCapacityUnits: 600, TableMaxWriteCapacityUnits: 600})
 	for _, tb := range []Table{
 		{Name: "big", Throughput: Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 100},
 			GSIs: []GlobalSecondaryIndex{{IndexName: "by-x", Throughput: Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 100}}}},
 		{Name: "other", Throughput: Throughput{ReadCapacityUnits: 300, WriteCapacityUnits: 300}},
 	} {
-		if err := s.PutTable("eu-west-1", tb); err != nil {
+		if err := s.PutTable("ca-central-1", tb); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ddb := clientsFor(s, cfg("eu-west-1")).ddb
+	ddb := clientsFor(s, cfg("ca-central-1")).ddb
 	ctx := context.Background()
 	update := func(r, w int64) error {
 		_, err := ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("big"),
 			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(r), WriteCapacityUnits: aws.Int64(w)}})
 		return err
 	}
-	// The table and its index together: 550 + 100 > 600.
-	wantAPIError(t, update(550, 100), "LimitExceededException")
-	if tb, _ := s.Table("eu-west-1", "big"); tb.Throughput.ReadCapacityUnits != 100 {
+	// The table alone above 600 (its index does not count toward it).
+	wantAPIError(t, update(650, 100), "LimitExceededException")
+	if tb, _ := s.Table("ca-central-1", "big"); tb.Throughput.ReadCapacityUnits != 100 {
 		t.Errorf("refused update changed the capacity to %d", tb.Throughput.ReadCapacityUnits)
 	}
 	// Exactly the table maximum is allowed.
-	if err := update(500, 100); err != nil {
+	if err := update(600, 100); err != nil {
 		t.Fatalf("update to the table maximum: %v", err)
 	}
-	// The account: 600 + 300 = 900 of 1,000; another table of 200 would pass 1,000.
-	if err := s.PutTable("eu-west-1", Table{Name: "third", Throughput: Throughput{ReadCapacityUnits: 50, WriteCapacityUnits: 50}}); err != nil {
+	// The account: 600 + 100 (index) + 300 = 1,000 of 1,000; anything more is refused.
+	if err := s.PutTable("ca-central-1", Table{Name: "third", Throughput: Throughput{ReadCapacityUnits: 1, WriteCapacityUnits: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("third"),
