@@ -93,6 +93,7 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	for _, s := range []string{
 		"ok       dynamodb:DescribeTable",
 		"ok       dynamodb:DescribeContinuousBackups",
+		"ok       dynamodb:DescribeLimits",
 		"ok       cloudwatch:GetMetricData",
 		"ok       dynamodb:Scan",
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
@@ -217,5 +218,16 @@ func TestCheckNamesMissingPITRPermission(t *testing.T) {
 	res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\n"), &out)
 	if res.OK() || !strings.Contains(out.String(), "MISSING  dynamodb:DescribeContinuousBackups") {
 		t.Errorf("a refused DescribeContinuousBackups must be named:\n%s", out.String())
+	}
+}
+
+func TestCheckNamesMissingLimitsPermission(t *testing.T) {
+	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
+	account100(t, sim)
+	sim.Deny("dynamodb:DescribeLimits")
+	var out bytes.Buffer
+	res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\n"), &out)
+	if res.OK() || !strings.Contains(out.String(), "MISSING  dynamodb:DescribeLimits") {
+		t.Errorf("a refused DescribeLimits must be named:\n%s", out.String())
 	}
 }
