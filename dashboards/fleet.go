@@ -36,6 +36,13 @@ const (
 	unitBytes     = "bytes"
 )
 
+// accountQuotaAlarm is the alarm threshold on the account's provisioned
+// capacity: 80% of the account-level quota, the threshold issue 23 gives for
+// CloudWatch's recommended alarms on AccountProvisionedReadCapacityUtilization
+// and AccountProvisionedWriteCapacityUtilization (CloudWatch User Guide,
+// "Recommended alarms", DynamoDB; the figure was not re-read from that page).
+const accountQuotaAlarm = 0.8
+
 // secondsPerMonth is 730 hours, the month the cost metrics use.
 const secondsPerMonth = 2628000
 
@@ -134,6 +141,18 @@ func fleetBoard() board {
 			queries: []query{
 				{expr: fmt.Sprintf("topk(10, %s)", sel(readUtilization, selTI)), legend: "read {{table}} {{index}}"},
 				{expr: fmt.Sprintf("topk(10, %s)", sel(writeUtilization, selTI)), legend: "write {{table}} {{index}}"},
+			}},
+		{kind: timeSeries, title: "Account provisioned capacity against its quota", unit: unitPercent,
+			lines: []float64{accountQuotaAlarm},
+			description: "Provisioned capacity of every monitored provisioned table and GSI in the region, summed, over the account-level quota (DescribeLimits, read hourly), read and write. " +
+				"Auto-scaling and UpdateTable cannot raise the total above the quota (LimitExceededException); on-demand tables do not count. " +
+				"The dashed line is AWS's recommended alarm threshold, 80%. Exact when every table of the region is monitored (no name or tag filter); " +
+				"with filters it undercounts. Absent without dynamodb:DescribeLimits.",
+			queries: []query{
+				{expr: fmt.Sprintf("sum by (account, region) (%s) / on (account, region) %s", sel(c.ProvisionedReadCapacityUnits, selAR), sel(c.QuotaAccountMaxCapacityUnits, selAR, `dimension="read"`)),
+					legend: "read {{account}} {{region}}"},
+				{expr: fmt.Sprintf("sum by (account, region) (%s) / on (account, region) %s", sel(c.ProvisionedWriteCapacityUnits, selAR), sel(c.QuotaAccountMaxCapacityUnits, selAR, `dimension="write"`)),
+					legend: "write {{account}} {{region}}"},
 			}},
 		{kind: timeSeries, title: "Monthly saving of provisioned capacity over on-demand, by table", unit: unitUSD,
 			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_monthly_spend_dollars")},
