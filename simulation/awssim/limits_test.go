@@ -3,10 +3,15 @@ package awssim
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/clock"
 )
 
 func TestDescribeLimits(t *testing.T) {
@@ -79,5 +84,41 @@ func TestUpdateTableAboveTheQuotasIsRefused(t *testing.T) {
 		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(200), WriteCapacityUnits: aws.Int64(50)}})
 	if err != nil {
 		t.Fatalf("update after freeing capacity: %v", err)
+	}
+}
+
+func TestAccountMetrics(t *testing.T) {
+	s := start(t, New(WithClock(clock.NewManual(t0))))
+	s.SetLimits("us-east-1", Limits{AccountMaxReadCapacityUnits: 1000, AccountMaxWriteCapacityUnits: 500})
+	for _, tb := range []Table{
+		{Name: "acct-a", Throughput: Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 50},
+			GSIs: []GlobalSecondaryIndex{{IndexName: "by-x", Throughput: Throughput{ReadCapacityUnits: 100, WriteCapacityUnits: 50}}}},
+		{Name: "acct-b", BillingMode: BillingPayPerRequest}, // on-demand: outside the account quota
+	} {
+		if err := s.PutTable("us-east-1", tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cw := clientsFor(s, cfg("us-east-1")).cw
+	ctx := context.Background()
+	for name, want := range map[string]float64{
+		"AccountProvisionedReadCapacityUtilization":  20, // 200 of 1,000
+		"AccountProvisionedWriteCapacityUtilization": 20, // 100 of 500
+		"AccountMaxReads":            1000,
+		"AccountMaxWrites":           500,
+		"AccountMaxTableLevelReads":  40000,
+		"AccountMaxTableLevelWrites": 40000,
+	} {
+		out, err := cw.GetMetricData(ctx, &cloudwatch.GetMetricDataInput{
+			StartTime: aws.Time(t0.Add(-5 * time.Minute)), EndTime: aws.Time(t0),
+			MetricDataQueries: []cwtypes.MetricDataQuery{query("m", Metric{Namespace: NamespaceDynamoDB, Name: name}, 60, "Maximum")},
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		vs := out.MetricDataResults[0].Values
+		if len(vs) == 0 || vs[0] != want {
+			t.Errorf("%s = %v, want %v every minute", name, vs, want)
+		}
 	}
 }
