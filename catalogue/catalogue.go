@@ -86,6 +86,7 @@ const (
 	TablePITREarliestRestorable        = "dynamodb_table_pitr_earliest_restorable_timestamp_seconds"
 	TablePITRRecoveryPeriod            = "dynamodb_table_pitr_recovery_period_seconds"
 	QuotaAccountMaxCapacityUnits       = "dynamodb_quota_account_max_capacity_units"
+	AccountProvisionedUtilization      = "dynamodb_account_provisioned_capacity_utilization_ratio"
 	QuotaTableMaxCapacityUnits         = "dynamodb_quota_table_max_capacity_units"
 	AutoScalingMaxOverTableQuota       = "dynamodb_autoscaling_max_over_table_quota_ratio"
 	AutoScalingMinCapacityUnits        = "dynamodb_autoscaling_min_capacity_units"
@@ -240,6 +241,10 @@ var awsFamilies = []Family{
 	{TablePITRRecoveryPeriod, Gauge,
 		"Recovery period of the table's point-in-time recovery: how far back a restore can go once PITR has been on that long (1 to 35 days); absent while PITR is off." + pitrNote + backgroundNote,
 		tableLabels, "seconds", "DynamoDB DescribeContinuousBackups: PointInTimeRecoveryDescription.RecoveryPeriodInDays × 86400"},
+
+	{AccountProvisionedUtilization, Gauge,
+		"Provisioned capacity of every provisioned table and GSI of the account in the region over the account-level quota (dynamodb_quota_account_max_capacity_units), as a ratio, by dimension (read or write): AWS's own figure, exact whatever tables the exporter monitors; UpdateTable and auto-scaling cannot pass 1. Latest 1-minute Maximum, polled on the slow tier." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelDimension}, "ratio", "CloudWatch AWS/DynamoDB AccountProvisionedReadCapacityUtilization, AccountProvisionedWriteCapacityUtilization (Maximum, no dimensions) / 100"},
 
 	// DescribeLimits, read once an hour per account and region (limitsNote).
 	{QuotaAccountMaxCapacityUnits, Gauge,

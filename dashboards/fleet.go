@@ -144,16 +144,11 @@ func fleetBoard() board {
 			}},
 		{kind: timeSeries, title: "Account provisioned capacity against its quota", unit: unitPercent,
 			lines: []float64{accountQuotaAlarm},
-			description: "Provisioned capacity of every monitored provisioned table and GSI in the region, summed, over the account-level quota (DescribeLimits, read hourly), read and write. " +
+			description: "Provisioned capacity of every provisioned table and GSI of the account in the region over the account-level quota, read and write: " +
+				"CloudWatch's AccountProvisionedRead/WriteCapacityUtilization, exact whatever tables the exporter monitors. " +
 				"Auto-scaling and UpdateTable cannot raise the total above the quota (LimitExceededException); on-demand tables do not count. " +
-				"The dashed line is AWS's recommended alarm threshold, 80%. Exact when every table of the region is monitored (no name or tag filter); " +
-				"with filters it undercounts. Absent without dynamodb:DescribeLimits.",
-			queries: []query{
-				{expr: fmt.Sprintf("sum by (account, region) (%s) / on (account, region) %s", sel(c.ProvisionedReadCapacityUnits, selAR), sel(c.QuotaAccountMaxCapacityUnits, selAR, `dimension="read"`)),
-					legend: "read {{account}} {{region}}"},
-				{expr: fmt.Sprintf("sum by (account, region) (%s) / on (account, region) %s", sel(c.ProvisionedWriteCapacityUnits, selAR), sel(c.QuotaAccountMaxCapacityUnits, selAR, `dimension="write"`)),
-					legend: "write {{account}} {{region}}"},
-			}},
+				"The dashed line is the 80% alarm threshold. The quota itself is dynamodb_quota_account_max_capacity_units (DescribeLimits).",
+			queries: []query{{expr: sel(c.AccountProvisionedUtilization, selAR), legend: "{{dimension}} {{account}} {{region}}"}}},
 		{kind: timeSeries, title: "Monthly saving of provisioned capacity over on-demand, by table", unit: unitUSD,
 			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_monthly_spend_dollars")},
 			description: "For each table, on-demand cost minus provisioned cost (with auto-scaling) per month, from the last 30 days of consumption, whatever the table's mode: " +
