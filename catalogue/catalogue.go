@@ -248,7 +248,7 @@ var awsFamilies = []Family{
 
 	// DescribeLimits, read once an hour per account and region (limitsNote).
 	{QuotaAccountMaxCapacityUnits, Gauge,
-		"Account-level quota on provisioned capacity in the region: the most read or write capacity units (dimension) all provisioned tables and their global secondary indexes may have together; on-demand tables do not count. sum(dynamodb_provisioned_read_capacity_units) over it is the account's provisioned utilization when every table of the region is monitored; AWS recommends an alarm at 80%. Absent until DescribeLimits has answered (dynamodb:DescribeLimits denied: see dynamodb_exporter_aws_request_errors_total)." + limitsNote + backgroundNote,
+		"Account-level quota on provisioned capacity in the region: the most read or write capacity units (dimension) all provisioned tables and their global secondary indexes may have together; on-demand tables do not count. The account's provisioned share of it is dynamodb_account_provisioned_capacity_utilization_ratio. Absent until DescribeLimits has answered (dynamodb:DescribeLimits denied: see dynamodb_exporter_aws_request_errors_total)." + limitsNote + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelDimension}, "capacity units per second", "DynamoDB DescribeLimits: AccountMaxReadCapacityUnits, AccountMaxWriteCapacityUnits"},
 	{QuotaTableMaxCapacityUnits, Gauge,
 		"Table-level quota in the region: the most read or write capacity units (dimension) any one provisioned table or global secondary index may have, and the most request units per second an on-demand table or index can reach. Auto-scaling cannot scale a table above it. Absent until DescribeLimits has answered." + limitsNote + backgroundNote,
