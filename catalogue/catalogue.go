@@ -86,6 +86,10 @@ const (
 	TablePITREnabled                   = "dynamodb_table_pitr_enabled"
 	TablePITREarliestRestorable        = "dynamodb_table_pitr_earliest_restorable_timestamp_seconds"
 	TablePITRRecoveryPeriod            = "dynamodb_table_pitr_recovery_period_seconds"
+	QuotaAccountMaxCapacityUnits       = "dynamodb_quota_account_max_capacity_units"
+	AccountProvisionedUtilization      = "dynamodb_account_provisioned_capacity_utilization_ratio"
+	QuotaTableMaxCapacityUnits         = "dynamodb_quota_table_max_capacity_units"
+	AutoScalingMaxOverTableQuota       = "dynamodb_autoscaling_max_over_table_quota_ratio"
 	AutoScalingMinCapacityUnits        = "dynamodb_autoscaling_min_capacity_units"
 	AutoScalingMaxCapacityUnits        = "dynamodb_autoscaling_max_capacity_units"
 	AutoScalingTargetUtilization       = "dynamodb_autoscaling_target_utilization_ratio"
@@ -129,6 +133,9 @@ const (
 
 // pitrNote says how stale the PITR families may be.
 const pitrNote = " Read once an hour per table (the setting changes rarely and DescribeContinuousBackups is limited to 10 calls a second)."
+
+// limitsNote says how stale the quota families may be.
+const limitsNote = " Read once an hour per account and region (quotas change only when AWS grants an increase)."
 
 // backgroundNote ends the help of every family filled from AWS in the
 // background: scrapes never call AWS.
@@ -241,7 +248,22 @@ var awsFamilies = []Family{
 		"Recovery period of the table's point-in-time recovery: how far back a restore can go once PITR has been on that long (1 to 35 days); absent while PITR is off." + pitrNote + backgroundNote,
 		tableLabels, "seconds", "DynamoDB DescribeContinuousBackups: PointInTimeRecoveryDescription.RecoveryPeriodInDays × 86400"},
 
+	{AccountProvisionedUtilization, Gauge,
+		"Provisioned capacity of every provisioned table and GSI of the account in the region over the account-level quota (dynamodb_quota_account_max_capacity_units), as a ratio, by dimension (read or write): AWS's own figure, exact whatever tables the exporter monitors; UpdateTable and auto-scaling cannot pass 1. Latest 1-minute Maximum, polled on the slow tier." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelDimension}, "ratio", "CloudWatch AWS/DynamoDB AccountProvisionedReadCapacityUtilization, AccountProvisionedWriteCapacityUtilization (Maximum, no dimensions) / 100"},
+
+	// DescribeLimits, read once an hour per account and region (limitsNote).
+	{QuotaAccountMaxCapacityUnits, Gauge,
+		"Account-level quota on provisioned capacity in the region: the most read or write capacity units (dimension) all provisioned tables and their global secondary indexes may have together; on-demand tables do not count. The account's provisioned share of it is dynamodb_account_provisioned_capacity_utilization_ratio. Absent until DescribeLimits has answered (dynamodb:DescribeLimits denied: see dynamodb_exporter_aws_request_errors_total)." + limitsNote + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelDimension}, "capacity units per second", "DynamoDB DescribeLimits: AccountMaxReadCapacityUnits, AccountMaxWriteCapacityUnits"},
+	{QuotaTableMaxCapacityUnits, Gauge,
+		"Table-level quota in the region: the most read or write capacity units (dimension) any one provisioned table or global secondary index may have, and the most request units per second an on-demand table or index can reach. Auto-scaling cannot scale a table above it. Absent until DescribeLimits has answered." + limitsNote + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelDimension}, "capacity units per second", "DynamoDB DescribeLimits: TableMaxReadCapacityUnits, TableMaxWriteCapacityUnits"},
+
 	// Application Auto Scaling.
+	{AutoScalingMaxOverTableQuota, Gauge,
+		"Auto-scaling maximum of the table or index divided by the table-level quota (dynamodb_quota_table_max_capacity_units), present only while above 1: the quota, not the configured maximum, caps how far auto-scaling can go, and UpdateTable above it is refused (LimitExceededException). Absent while within the quota or while the quota is unknown." + backgroundNote,
+		scalingLabels, "ratio", "Application Auto Scaling DescribeScalableTargets: MaxCapacity / DynamoDB DescribeLimits: TableMax*CapacityUnits"},
 	{AutoScalingMinCapacityUnits, Gauge,
 		"Minimum capacity of the auto-scaling target; dimension is read or write." + backgroundNote,
 		scalingLabels, "capacity units per second", "Application Auto Scaling DescribeScalableTargets: MinCapacity"},

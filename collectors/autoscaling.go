@@ -122,6 +122,7 @@ func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([
 		return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Dimension, b.Dimension))
 	})
 	var ms []prometheus.Metric
+	limits, limitsKnown := c.inventory.Limits(t.Key())
 	for _, r := range resources {
 		if !monitored[r.Table] {
 			continue
@@ -133,6 +134,12 @@ func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([
 				catalogue.MustMetric(catalogue.AutoScalingMinCapacityUnits, p.min, lv...),
 				catalogue.MustMetric(catalogue.AutoScalingMaxCapacityUnits, p.max, lv...),
 			)
+			// The table-level quota applies to the table and to each
+			// GSI on its own ("Quotas in Amazon DynamoDB"): compare
+			// each scalable target with it.
+			if q := limits.tableMax(r.Dimension); limitsKnown && q > 0 && p.max > q {
+				ms = append(ms, catalogue.MustMetric(catalogue.AutoScalingMaxOverTableQuota, p.max/q, lv...))
+			}
 		}
 		if p.hasPolicy {
 			disabled := 0.0

@@ -441,7 +441,7 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 		switch specs[k.spec].kind {
 		case sumCounter:
 			s.present = true
-		case millisecondsGauge:
+		case millisecondsGauge, percentGauge:
 			s.present = false
 		}
 		s.next, s.unlisted = end, true
@@ -699,7 +699,7 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 				}
 			}
 			s.present = true
-		case millisecondsGauge:
+		case millisecondsGauge, percentGauge:
 			for _, p := range points[k] {
 				if !p.t.Before(from[k]) {
 					ps = append(ps, p)
@@ -707,7 +707,11 @@ func (c *CloudWatch) fetch(ctx context.Context, t *awsclient.Target, st *targetS
 			}
 			s.present = false
 			if l, ok := latest(ps); ok {
-				s.value, s.present = l/1000, true
+				div := 1000.0 // milliseconds to seconds
+				if specs[k.spec].kind == percentGauge {
+					div = 100 // percent to a ratio
+				}
+				s.value, s.present = l/div, true
 			}
 		}
 		s.next, s.fetched, s.unlisted, s.retry = end, end, false, false

@@ -36,6 +36,8 @@ const (
 	sumCounter valueKind = iota
 	// millisecondsGauge: the latest minute's value, from milliseconds to seconds.
 	millisecondsGauge
+	// percentGauge: the latest minute's value, from percent to a ratio.
+	percentGauge
 )
 
 // metricSpec maps one CloudWatch metric and statistic to a catalogue family.
@@ -92,7 +94,7 @@ func (t Tier) Summary() string {
 	case FastTier:
 		return "throttle events, throttled requests, system and user errors, TTL deletions"
 	case SlowTier:
-		return "consumed capacity, latency"
+		return "consumed capacity, latency, the account's provisioned utilization"
 	}
 	return ""
 }
@@ -113,11 +115,18 @@ func (t Tier) Summary() string {
 //     publishes consumed capacity even for an idle table, so these series
 //     are the floor of the bill: polling them every 10 minutes instead of
 //     every minute is what brings a table with 2 GSIs under 150 metrics an
-//     hour.
+//     hour. Also the account's provisioned utilization (two metrics per
+//     account and region, no dimensions): it moves only when provisioned
+//     capacity changes, and a quota is not raised in minutes, so ten
+//     minutes loses nothing; it costs 2 × 6 × 730 = 8,760 metrics a month
+//     per region ($0.09 at $0.01 per 1,000).
 var metricTiers = map[string]Tier{
 	"ConsumedReadCapacityUnits":  SlowTier,
 	"ConsumedWriteCapacityUnits": SlowTier,
 	"SuccessfulRequestLatency":   SlowTier,
+
+	"AccountProvisionedReadCapacityUtilization":  SlowTier,
+	"AccountProvisionedWriteCapacityUtilization": SlowTier,
 
 	"ReadThrottleEvents":                       FastTier,
 	"WriteThrottleEvents":                      FastTier,
@@ -185,6 +194,13 @@ var specs = func() []metricSpec {
 		metricSpec{metric: "SuccessfulRequestLatency", stat: "p99", shape: perOperation, family: catalogue.SuccessfulRequestLatencyP99, kind: millisecondsGauge},
 		metricSpec{metric: "TimeToLiveDeletedItemCount", stat: "Sum", shape: perTable, family: catalogue.TTLDeletedItemsTotal, kind: sumCounter},
 		metricSpec{metric: "UserErrors", stat: "Sum", shape: perAccount, family: catalogue.UserErrorsTotal, kind: sumCounter},
+		// The account's provisioned utilization: exact whatever tables the
+		// exporter monitors, where the sum of dynamodb_provisioned_* over
+		// the quota counts only the monitored ones. AccountMaxReads,
+		// AccountMaxWrites and AccountMaxTableLevelReads/Writes are not
+		// requested: DescribeLimits answers the same quotas for free.
+		metricSpec{metric: "AccountProvisionedReadCapacityUtilization", stat: "Maximum", shape: perAccount, family: catalogue.AccountProvisionedUtilization, kind: percentGauge, extra: []string{"read"}},
+		metricSpec{metric: "AccountProvisionedWriteCapacityUtilization", stat: "Maximum", shape: perAccount, family: catalogue.AccountProvisionedUtilization, kind: percentGauge, extra: []string{"write"}},
 	)
 	for i := range s {
 		t, ok := metricTiers[s[i].metric]

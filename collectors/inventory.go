@@ -92,6 +92,7 @@ type Inventory struct {
 	// before sharding kept this replica's share.
 	selected map[string]int
 	tables   map[string][]*Table
+	limits   map[string]Limits // per target: DescribeLimits (limits.go)
 }
 
 // NewInventory returns an empty inventory.

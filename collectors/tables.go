@@ -1,5 +1,5 @@
 // Table facts: DynamoDB DescribeTable, DescribeTimeToLive, (once an hour)
-// DescribeContinuousBackups and, when tag filters are configured,
+// DescribeContinuousBackups and DescribeLimits (limits.go) and, when tag filters are configured,
 // ListTagsOfResource, for every discovered table; the targets are read
 // concurrently.
 package collectors
@@ -74,7 +74,12 @@ func (c *Tables) Run(ctx context.Context, now time.Time) error {
 		}
 		tables, err := c.describeAll(ctx, t, c.inventory.Names(t.Key()), previous, now)
 		c.inventory.SetTables(t.Key(), tables)
+		if lerr := c.readLimits(ctx, t, now); lerr != nil {
+			err = errors.Join(err, lerr)
+		}
 		ms := []prometheus.Metric{catalogue.MustMetric(catalogue.ExporterTables, float64(len(tables)), t.Account, t.Region)}
+		lim, known := c.inventory.Limits(t.Key())
+		ms = append(ms, limitsMetrics(t, lim, known)...)
 		for _, tb := range tables {
 			ms = append(ms, tableMetrics(t, tb)...)
 			ms = append(ms, pitrMetrics(t, tb, now)...)

@@ -36,6 +36,13 @@ const (
 	unitBytes     = "bytes"
 )
 
+// accountQuotaAlarm is the alarm threshold on the account's provisioned
+// capacity: 80% of the account-level quota, the threshold issue 23 gives for
+// CloudWatch's recommended alarms on AccountProvisionedReadCapacityUtilization
+// and AccountProvisionedWriteCapacityUtilization (CloudWatch User Guide,
+// "Recommended alarms", DynamoDB; the figure was not re-read from that page).
+const accountQuotaAlarm = 0.8
+
 // secondsPerMonth is 730 hours, the month the cost metrics use.
 const secondsPerMonth = 2628000
 
@@ -135,6 +142,13 @@ func fleetBoard() board {
 				{expr: fmt.Sprintf("topk(10, %s)", sel(readUtilization, selTI)), legend: "read {{table}} {{index}}"},
 				{expr: fmt.Sprintf("topk(10, %s)", sel(writeUtilization, selTI)), legend: "write {{table}} {{index}}"},
 			}},
+		{kind: timeSeries, title: "Account provisioned capacity against its quota", unit: unitPercent,
+			lines: []float64{accountQuotaAlarm},
+			description: "Provisioned capacity of every provisioned table and GSI of the account in the region over the account-level quota, read and write: " +
+				"CloudWatch's AccountProvisionedRead/WriteCapacityUtilization, exact whatever tables the exporter monitors. " +
+				"Auto-scaling and UpdateTable cannot raise the total above the quota (LimitExceededException); on-demand tables do not count. " +
+				"The dashed line is the 80% alarm threshold. The quota itself is dynamodb_quota_account_max_capacity_units (DescribeLimits).",
+			queries: []query{{expr: sel(c.AccountProvisionedUtilization, selAR), legend: "{{dimension}} {{account}} {{region}}"}}},
 		{kind: timeSeries, title: "Monthly saving of provisioned capacity over on-demand, by table", unit: unitUSD,
 			lines: []float64{number("DynamoDBOnDemandSustainedWorkload", "min_monthly_spend_dollars")},
 			description: "For each table, on-demand cost minus provisioned cost (with auto-scaling) per month, from the last 30 days of consumption, whatever the table's mode: " +

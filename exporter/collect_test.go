@@ -77,15 +77,17 @@ func TestCloudWatchBatchesOnlyListedSeries(t *testing.T) {
 		}
 	}
 	slices.Sort(sizes)
-	if !slices.Equal(sizes, []int{200, 500, 500}) {
-		t.Errorf("GetMetricData request sizes = %v, want [200 500 500]", sizes)
+	// 1,200 table series and the account's two provisioned-utilization
+	// series (AWS publishes them whatever the traffic).
+	if !slices.Equal(sizes, []int{202, 500, 500}) {
+		t.Errorf("GetMetricData request sizes = %v, want [202 500 500]", sizes)
 	}
 	body := h.scrape()
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 1200 {
-		t.Errorf("metrics requested = %v, want 1200", v)
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 1202 {
+		t.Errorf("metrics requested = %v, want 1202", v)
 	}
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 1200 {
-		t.Errorf("queried series = %v, want 1200", v)
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 1202 {
+		t.Errorf("queried series = %v, want 1202", v)
 	}
 	// Not listed, so proven zero without a request: the cause-specific
 	// throttle metrics a provisioned table can have (key range and
@@ -401,19 +403,19 @@ func TestCloudWatchPlanForAFullyActiveAccount(t *testing.T) {
 	body := h.scrape()
 	// Per table: 11 table/index metrics x 3 + WriteAccountLimitThrottleEvents
 	// (per table only) + TTL deletions + 3 operations x (throttled, system
-	// errors, latency average, latency p99) = 47; plus UserErrors for the
-	// region.
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 4701 {
-		t.Errorf("queried series = %v, want 4701", v)
+	// errors, latency average, latency p99) = 47; plus UserErrors and the
+	// two provisioned-utilization metrics for the region.
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "queried"}); v != 4703 {
+		t.Errorf("queried series = %v, want 4703", v)
 	}
 	if v := mustValue(t, body, catalogue.ExporterCloudWatchSeries, map[string]string{"state": "proven_zero"}); v != 0 {
 		t.Errorf("proven-zero series = %v, want 0", v)
 	}
 	if n := h.sim.RequestCount(awssim.ServiceCloudWatch, "GetMetricData"); n != 10 {
-		t.Errorf("GetMetricData requests = %d, want 10 (4,701 queries in batches of 500)", n)
+		t.Errorf("GetMetricData requests = %d, want 10 (4,703 queries in batches of 500)", n)
 	}
-	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 4701 {
-		t.Errorf("metrics requested = %v, want 4701", v)
+	if v := mustValue(t, body, catalogue.ExporterCloudWatchMetricsTotal, nil); v != 4703 {
+		t.Errorf("metrics requested = %v, want 4703", v)
 	}
 }
 

@@ -133,6 +133,10 @@ var probes = []probe{
 		_, err := t.DynamoDB.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
 		return err
 	}},
+	{"dynamodb:DescribeLimits", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
+		_, err := t.DynamoDB.DescribeLimits(ctx, &dynamodb.DescribeLimitsInput{})
+		return err
+	}},
 	{"dynamodb:DescribeTable", nil, func(ctx context.Context, t *awsclient.Target, table string) error {
 		if table == "" {
 			return noTable

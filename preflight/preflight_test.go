@@ -76,33 +76,35 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	if !res.OK() {
 		t.Fatalf("preflight failed: %+v", res)
 	}
-	if res.Tables != 100 || res.Indexes != 200 || res.Queried != 1200 || res.Requests != 3 || res.IdleFloor != 600 {
-		t.Errorf("plan = %d tables, %d indexes, %d queried (%d idle floor), %d requests; want 100, 200, 1200 (600), 3", res.Tables, res.Indexes, res.Queried, res.IdleFloor, res.Requests)
+	if res.Tables != 100 || res.Indexes != 200 || res.Queried != 1202 || res.Requests != 3 || res.IdleFloor != 600 {
+		t.Errorf("plan = %d tables, %d indexes, %d queried (%d idle floor), %d requests; want 100, 200, 1202 (600), 3", res.Tables, res.Indexes, res.Queried, res.IdleFloor, res.Requests)
 	}
 	// Fast tier: 600 aggregate throttle series x 43,200 one-minute
-	// cycles; slow tier: 600 consumed series x 4,320 ten-minute cycles;
-	// $0.01 per 1,000 metrics; plus 3 ListMetrics pages per one-minute
-	// cycle at $0.01 per 1,000 requests.
-	if len(res.Tiers) != 2 || res.Tiers[0].Name != "fast" || res.Tiers[0].Queried != 600 || res.Tiers[1].Name != "slow" || res.Tiers[1].Queried != 600 {
-		t.Fatalf("tiers = %+v, want fast and slow with 600 series each", res.Tiers)
+	// cycles; slow tier: 600 consumed series and the account's 2
+	// provisioned-utilization series x 4,320 ten-minute cycles; $0.01 per
+	// 1,000 metrics; plus 3 ListMetrics pages per one-minute cycle at
+	// $0.01 per 1,000 requests.
+	if len(res.Tiers) != 2 || res.Tiers[0].Name != "fast" || res.Tiers[0].Queried != 600 || res.Tiers[1].Name != "slow" || res.Tiers[1].Queried != 602 {
+		t.Fatalf("tiers = %+v, want fast with 600 series and slow with 602", res.Tiers)
 	}
-	want := 600*43200*0.01/1000 + 600*4320*0.01/1000 + 3*43200*0.01/1000
+	want := 600*43200*0.01/1000 + 602*4320*0.01/1000 + 3*43200*0.01/1000
 	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 {
 		t.Errorf("monthly cost = %.2f, want %.2f", res.MonthlyCost, want)
 	}
 	for _, s := range []string{
 		"ok       dynamodb:DescribeTable",
 		"ok       dynamodb:DescribeContinuousBackups",
+		"ok       dynamodb:DescribeLimits",
 		"ok       cloudwatch:GetMetricData",
 		"ok       dynamodb:Scan",
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
 		"  fast tier, every 1m0s (throttle events, throttled requests, system and user errors, TTL deletions): 600 metrics per fetch in 2 GetMetricData requests, 36000 metrics per hour",
-		"  slow tier, every 10m0s (consumed capacity, latency): 600 metrics per fetch in 2 GetMetricData requests, 3600 metrics per hour",
+		"  slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization): 602 metrics per fetch in 2 GetMetricData requests, 3612 metrics per hour",
 		"  every cycle (1m0s): 3 ListMetrics requests",
 		"  fast tier, every 1m0s (throttle events, throttled requests, system and user errors, TTL deletions): 600 metrics per fetch, 36000 metrics per hour, about $259.20 per 30 days",
-		"  slow tier, every 10m0s (consumed capacity, latency): 600 metrics per fetch, 3600 metrics per hour, about $25.92 per 30 days",
+		"  slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization): 602 metrics per fetch, 3612 metrics per hour, about $26.01 per 30 days",
 		"  ListMetrics, every 1m0s: 3 requests per cycle, about $1.30 per 30 days",
-		"  total: 39600 metrics per hour (396 per table-hour), about $286.42 per 30 days",
+		"  total: 39612 metrics per hour (396 per table-hour), about $286.50 per 30 days",
 		// 600 consumed series x 4,320 ten-minute cycles x $0.01/1,000 + 2 ListMetrics pages a minute.
 		"CloudWatch cost floor, were every table and index idle: about $26.78 per 30 days (600 consumed-capacity metrics every 10m0s, published even when idle)",
 		// Capacity history: 600 series x 3 windows packed by points, and
@@ -151,18 +153,20 @@ func TestCheckIdleAccountStillPaysForConsumed(t *testing.T) {
 	// the 6 throttle metrics a provisioned table can have (aggregate, key
 	// range, provisioned throughput; read and write) per table and index,
 	// TTL deletions per table, UserErrors. The on-demand causes cannot
-	// occur: no series.
-	if res.Queried != 600 || res.IdleFloor != 600 || res.Requests != 2 || res.ListPages != 2 || res.ProvenZero != 6*300+100+1 {
-		t.Errorf("idle plan = %d queried (floor %d), %d proven zero, %d requests, %d list pages; want 600 (600), 1901, 2, 2",
+	// occur: no series. The account's two provisioned-utilization series
+	// are listed (AWS publishes them) and queried too.
+	if res.Queried != 602 || res.IdleFloor != 600 || res.Requests != 2 || res.ListPages != 2 || res.ProvenZero != 6*300+100+1 {
+		t.Errorf("idle plan = %d queried (floor %d), %d proven zero, %d requests, %d list pages; want 602 (600), 1901, 2, 2",
 			res.Queried, res.IdleFloor, res.ProvenZero, res.Requests, res.ListPages)
 	}
-	// 600 consumed series every 10 minutes, 2 ListMetrics pages a minute.
-	want := 600*4320*0.01/1000 + 2*43200*0.01/1000
+	// 602 series every 10 minutes, 2 ListMetrics pages a minute; the
+	// idle floor counts the 600 consumed series only.
+	want := 602*4320*0.01/1000 + 2*43200*0.01/1000
 	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 || res.IdleMonthlyCost-res.MonthlyCost > 0.01 {
 		t.Errorf("idle monthly cost = %.2f (floor %.2f), want %.2f", res.MonthlyCost, res.IdleMonthlyCost, want)
 	}
-	if !strings.Contains(out.String(), "slow tier, every 10m0s (consumed capacity, latency): 600 metrics per fetch in 2 GetMetricData requests, 3600 metrics per hour") ||
-		!strings.Contains(out.String(), "total: 3600 metrics per hour (36 per table-hour), about $26.78 per 30 days") {
+	if !strings.Contains(out.String(), "slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization): 602 metrics per fetch in 2 GetMetricData requests, 3612 metrics per hour") ||
+		!strings.Contains(out.String(), "total: 3612 metrics per hour (36 per table-hour), about $26.87 per 30 days") {
 		t.Errorf("check output lacks the idle plan:\n%s", out.String())
 	}
 }
@@ -217,5 +221,16 @@ func TestCheckNamesMissingPITRPermission(t *testing.T) {
 	res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\n"), &out)
 	if res.OK() || !strings.Contains(out.String(), "MISSING  dynamodb:DescribeContinuousBackups") {
 		t.Errorf("a refused DescribeContinuousBackups must be named:\n%s", out.String())
+	}
+}
+
+func TestCheckNamesMissingLimitsPermission(t *testing.T) {
+	sim := awssim.New(awssim.WithClock(clock.NewManual(now)))
+	account100(t, sim)
+	sim.Deny("dynamodb:DescribeLimits")
+	var out bytes.Buffer
+	res := preflight.Run(context.Background(), build(t, sim, "accounts: [{regions: [us-east-1]}]\n"), &out)
+	if res.OK() || !strings.Contains(out.String(), "MISSING  dynamodb:DescribeLimits") {
+		t.Errorf("a refused DescribeLimits must be named:\n%s", out.String())
 	}
 }

@@ -47,10 +47,11 @@ func TestAccountLevelSeriesOnShardZero(t *testing.T) {
 			}
 		}
 	}
-	// Shard 0: UserErrors only; shard 1: its four tables' series, no
-	// UserErrors; together the unsharded plan (0/1).
-	if series["0/2"] != 1 {
-		t.Errorf("shard 0/2 plans %d series, want 1 (the account's UserErrors)", series["0/2"])
+	// Shard 0: the account's series only (UserErrors and the two
+	// provisioned-utilization metrics); shard 1: its four tables' series,
+	// no account series; together the unsharded plan (0/1).
+	if series["0/2"] != 3 {
+		t.Errorf("shard 0/2 plans %d series, want 3 (the account's UserErrors and provisioned utilization)", series["0/2"])
 	}
 	if series["1/2"] == 0 || series["0/2"]+series["1/2"] != series["0/1"] {
 		t.Errorf("shards plan %d + %d series, unsharded %d", series["0/2"], series["1/2"], series["0/1"])

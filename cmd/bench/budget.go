@@ -38,6 +38,7 @@ var seriesBudget = []budget{
 	// Application Auto Scaling, per scalable target (read, write).
 	{"dynamodb_autoscaling_min_capacity_units", 6, "read, write × table + 2 GSIs; expected by users"},
 	{"dynamodb_autoscaling_max_capacity_units", 6, "read, write × table + 2 GSIs; alerts"},
+	{"dynamodb_autoscaling_max_over_table_quota_ratio", 6, "read, write × table + 2 GSIs, only while a maximum is above the table-level quota (none at 1,000 healthy tables); the quota alert to come"},
 	{"dynamodb_autoscaling_target_utilization_ratio", 6, "read, write × table + 2 GSIs; alerts (target too high)"},
 	{"dynamodb_autoscaling_scale_in_cooldown_seconds", 6, "read, write × table + 2 GSIs; expected by users"},
 	{"dynamodb_autoscaling_scale_out_cooldown_seconds", 6, "read, write × table + 2 GSIs; expected by users"},

@@ -247,7 +247,9 @@ func TestIdleTableKeepsPublishingConsumedZeros(t *testing.T) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	want := []string{"ConsumedReadCapacityUnits", "ConsumedReadCapacityUnits/gsi", "ConsumedWriteCapacityUnits", "ConsumedWriteCapacityUnits/gsi"}
+	want := []string{"AccountMaxReads", "AccountMaxTableLevelReads", "AccountMaxTableLevelWrites", "AccountMaxWrites",
+		"AccountProvisionedReadCapacityUtilization", "AccountProvisionedWriteCapacityUtilization", // account-level, account_metrics.go
+		"ConsumedReadCapacityUnits", "ConsumedReadCapacityUnits/gsi", "ConsumedWriteCapacityUnits", "ConsumedWriteCapacityUnits/gsi"}
 	if !slices.Equal(names, want) {
 		t.Errorf("listed %v, want %v", names, want)
 	}

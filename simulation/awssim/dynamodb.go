@@ -16,6 +16,7 @@ var dynamoHandlers = map[string]func(*call) (any, error){
 	"DescribeTable":             (*call).ddbDescribeTable,
 	"DescribeTimeToLive":        (*call).ddbDescribeTimeToLive,
 	"DescribeContinuousBackups": (*call).ddbDescribeContinuousBackups,
+	"DescribeLimits":            (*call).ddbDescribeLimits,
 	"ListTagsOfResource":        (*call).ddbListTagsOfResource,
 	"UpdateTable":               (*call).ddbUpdateTable,
 	"UpdateTimeToLive":          (*call).ddbUpdateTimeToLive,

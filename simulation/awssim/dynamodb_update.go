@@ -115,6 +115,9 @@ func (c *call) ddbUpdateTable() (any, error) {
 	if err := applyTableUpdate(&next, in, s.now()); err != nil {
 		return nil, err
 	}
+	if err := s.checkLimits(c.region, &next); err != nil {
+		return nil, err
+	}
 	*cur = next
 	return struct{ TableDescription ddbTableDescription }{s.describeTable(c.region, cur)}, nil
 }

@@ -14,6 +14,7 @@ type regionState struct {
 	targets  map[string]*ScalableTarget // key: resourceID + " " + dimension
 	policies map[string]*ScalingPolicy  // key: resourceID + " " + dimension + " " + name
 	items    map[string]*tableItems     // key: table name; see items.go
+	limits   *Limits                    // nil: DefaultLimits
 }
 
 // region returns the state of name, creating it. s.mu must be held.

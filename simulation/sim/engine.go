@@ -80,7 +80,12 @@ func New(sc *Scenario, srv *awssim.Server, clk clock.Clock, opts ...Option) (*En
 	e.start = start.Unix() / 60
 	e.h0 = (e.start - minutesOf(sc.History.D())) / 60 * 60
 	e.next.Store(e.h0)
-	for _, r := range sc.Account.Regions {
+	a := sc.Account
+	for _, r := range a.Regions {
+		srv.SetLimits(r, awssim.Limits{
+			AccountMaxReadCapacityUnits: int64(a.AccountQuota.Read), AccountMaxWriteCapacityUnits: int64(a.AccountQuota.Write),
+			TableMaxReadCapacityUnits: int64(a.TableQuota.Read), TableMaxWriteCapacityUnits: int64(a.TableQuota.Write),
+		})
 		e.regions[r] = &regionSim{name: r, store: newTiered(e.h0, []aggKind{aggSum}), lastNZ: -1 << 62,
 			rate: sc.Account.UserErrorsPerMinute, seed: hashString(fmt.Sprintf("%d/%s/UserErrors", sc.Seed, r))}
 	}

@@ -30,6 +30,11 @@ type AccountSpec struct {
 	// TableQuota is the per-table throughput quota (default 40,000 read and
 	// 40,000 write units/s); demand above it is throttled as AccountLimit.
 	TableQuota ReadWrite `yaml:"table_quota"`
+	// AccountQuota is the account-level quota on the provisioned capacity
+	// of all tables and indexes of a region (default 80,000 read and
+	// 80,000 write units, AWS's default); DescribeLimits answers it with
+	// TableQuota, and UpdateTable refuses capacity above either.
+	AccountQuota ReadWrite `yaml:"account_quota"`
 	// UserErrorsPerMinute is the mean rate of the account's UserErrors.
 	UserErrorsPerMinute float64 `yaml:"user_errors_per_minute"`
 }

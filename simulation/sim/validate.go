@@ -20,7 +20,10 @@ const (
 	// (populations plus the history part of the write stream).
 	MaxItemsPerTable = 200000
 	defaultQuota     = 40000
-	defaultPeakHour  = 14
+	// defaultAccountQuota is AWS's default account-level quota on
+	// provisioned capacity per region ("Quotas in Amazon DynamoDB").
+	defaultAccountQuota = 80000
+	defaultPeakHour     = 14
 )
 
 var (
@@ -90,6 +93,15 @@ func (sc *Scenario) validate() error {
 		a.TableQuota.Write = defaultQuota
 	}
 	if err := v.number("account.table_quota", math.Min(a.TableQuota.Read, a.TableQuota.Write), 1, 1e7, "table quota"); err != nil {
+		return err
+	}
+	if a.AccountQuota.Read == 0 {
+		a.AccountQuota.Read = defaultAccountQuota
+	}
+	if a.AccountQuota.Write == 0 {
+		a.AccountQuota.Write = defaultAccountQuota
+	}
+	if err := v.number("account.account_quota", math.Min(a.AccountQuota.Read, a.AccountQuota.Write), 1, 1e8, "account quota"); err != nil {
 		return err
 	}
 	if err := v.number("account.user_errors_per_minute", a.UserErrorsPerMinute, 0, 1e6, "rate"); err != nil {
