@@ -77,7 +77,10 @@ func TestStorageAnswersUnchanged(t *testing.T) {
 			if region != r.eng.sc.Account.Regions[0] {
 				continue
 			}
-			for k := range m {
+			for k, ser := range m {
+				if addedAfterGolden(ser.metric) {
+					continue
+				}
 				keys = append(keys, k)
 			}
 		}
@@ -154,4 +157,22 @@ func TestStorageAnswersUnchanged(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d answers changed", bad, len(want))
 	}
+}
+
+// addedAfterGolden reports a series the simulator gained after
+// testdata/storage_answers.txt was written, which the golden answers do
+// not cover and which would shift its every-third-series selection: the
+// account-level quota metrics (no dimension) and the demo's
+// quota-capped table. Their storage is the same code as every other
+// series'.
+func addedAfterGolden(m awssim.Metric) bool {
+	if strings.HasPrefix(m.Name, "Account") {
+		return true
+	}
+	for _, d := range m.Dimensions {
+		if d.Name == "TableName" && d.Value == "ledger-quota-capped" {
+			return true
+		}
+	}
+	return false
 }
