@@ -866,8 +866,11 @@ unless on (account, region, table)
 				{Name: "deletion_baseline_window", Kind: Duration, Default: "7d", Doc: "Window of the deletion-rate baseline (the mean of the full-hour rates it holds, so that a counter younger than the window is not diluted; none in a table's first two hours), ending an hour ago."},
 				{Name: "stall_window", Kind: Duration, Default: "6h", Doc: "Second branch: window over which the latest expiry among the sampled live items must advance by at least a quarter of the clock while the table is written and TTL deletes; a table whose longest-lived items are written with gaps longer than this (while shorter-lived ones keep coming) needs it longer."},
 				{Name: "min_stalled_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items a writer still writing at the table's usual retention would have put in the stall window (the live items sampled within a day of the latest expiry, scaled to the window), under which a stall is sampling noise, not evidence."},
-				{Name: "foreseen_window", Kind: Duration, Default: "6h", Doc: "First branch: window (or the exporter's time so far, when shorter) over which TTL's deletions are compared with the expiries earlier TTL samples foresaw (dynamodb_ttl_foreseen_expired_items_total): no more deletions than foreseen is a batch ending the lifetime it was written with, not a retention bug. It must hold a batch's expiries and the tail of their deletions (TTL deletes minutes to hours after expiry); the steady expiries are on both sides and cover nothing."},
-				{Name: "foreseen_margin", Kind: Number, Default: "1.2", Doc: "First branch: how many times the foreseen expiries the deletions over foreseen_window may reach and still be a batch expiring as designed: the foreseen count is estimated from a sample (a few percent off on a large batch)."},
+				{Name: "foreseen_window", Kind: Duration, Default: "6h", Doc: "First and third branches: window (or the exporter's time so far, when shorter) over which TTL's deletions are compared with the expiries earlier TTL samples foresaw (dynamodb_ttl_foreseen_expired_items_total): no more deletions than foreseen is a batch ending the lifetime it was written with, not a retention bug. It must hold a batch's expiries and the tail of their deletions (TTL deletes minutes to hours after expiry); the steady expiries are on both sides and cover nothing."},
+				{Name: "foreseen_margin", Kind: Number, Default: "1.2", Doc: "First and third branches: how many times the foreseen expiries the deletions over foreseen_window may reach and still be a batch expiring as designed: the foreseen count is estimated from a sample (a few percent off on a large batch)."},
+				{Name: "expiry_rate_factor", Kind: Number, Default: "1.5", Doc: "Third branch: how many times the table's steady expiry rate (dynamodb_ttl_expiry_rate_estimate_items_per_second, within about 10%) TTL's deletions over the last hour must be, and how many times their own lowest hourly rate over rise_window, and their rate at the same hour a day earlier when the exporter was running then."},
+				{Name: "min_excess_deletions_per_second", Kind: Number, Default: "0.01", Doc: "Third branch: deletions per second (last hour) above the steady expiry rate under which nothing fires (0.01 is 36 an hour: with expiry_rate_factor 1.5, at least four standard deviations of the hour's count above the rate)."},
+				{Name: "rise_window", Kind: Duration, Default: "3h", Doc: "Third branch: window over which the hourly deletion rate must have been, at its lowest, under the last hour's divided by expiry_rate_factor (a retention bug starts at a release; a table whose deletions have run above its expiry rate for hours, such as one holding items too short-lived for its samples to see, does not page; nor does a table before its deletion rate has an hour of history)."},
 			},
 			// First branch: deletions far above their own baseline. The
 			// baseline averages the recorded hourly rates that exist:
@@ -895,6 +898,24 @@ unless on (account, region, table)
 			// into the last hour below the latest expiry instead of leaving a
 			// gap. A table holding two entity types (sessions of 30 minutes,
 			// orders of 30 days) keeps advancing with its orders.
+			//
+			// Third branch, for a bug on a table in steady state sampled too
+			// thinly for the second (a table of 150,000 items sampled by
+			// 1,500 holds a few sampled items per day of expiries): the
+			// old items keep expiring at the table's steady expiry rate,
+			// which the sampler reads within about 10% from the expiries of
+			// a hundred sampled live items over whole days ahead
+			// (dynamodb_ttl_expiry_rate_estimate_items_per_second), while
+			// the new short-lived items add deletions no sample sees
+			// coming. It fires when the last hour's deletions are well
+			// above that rate, by enough items to be no sampling noise,
+			// and have risen from their lowest hourly rate of the hours
+			// before (a bug starts at a release; a table holding entities
+			// too short-lived for its samples has run above its rate for
+			// hours) and from the same hour a day earlier (a writer's
+			// daily cycle, when the exporter holds that day), under the
+			// first branch's guards against a catch-up, a calendar cohort
+			// and a batch ending its designed lifetime.
 			//
 			// Such a rounded expiry also makes deletions burst from zero when
 			// its cohort expires (every night at 02:00, on the 1st), with a
@@ -956,11 +977,43 @@ or
   dynamodb:consumed_write_capacity_units:rate{index=""} > 0
   and on (account, region, table)
   (time() - dynamodb_ttl_last_sample_timestamp_seconds[[sel]]) < [[seconds .P.stall_window]] / 2
+)
+or
+(
+  dynamodb:ttl_deleted_items:rate1h
+    > on (account, region, table) [[.P.expiry_rate_factor]] * dynamodb_ttl_expiry_rate_estimate_items_per_second[[sel]]
+  and on (account, region, table)
+  dynamodb:ttl_deleted_items:rate1h - on (account, region, table) dynamodb_ttl_expiry_rate_estimate_items_per_second[[sel]]
+    > [[.P.min_excess_deletions_per_second]]
+  and on (account, region, table)
+  dynamodb:ttl_deleted_items:rate1h
+    > [[.P.expiry_rate_factor]] * min_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.rise_window]])
+  unless on (account, region, table)
+  dynamodb:ttl_deleted_items:rate1h <= [[.P.expiry_rate_factor]] * (dynamodb:ttl_deleted_items:rate1h offset 1d)
+  unless on (account, region, table)
+  (
+    sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))
+      <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
+    and on (account, region, table)
+    (time() - min_over_time(dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]][3h])) > [[seconds .P.catch_up_min_backlog_age]]
+  )
+  unless on (account, region, table)
+  min_over_time((
+    dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
+      / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
+  )[1d:10m]) > 0.5
+  unless on (account, region, table)
+  (
+` + spanIn("dynamodb_ttl_deleted_items_total", "foreseen_window") + `
+      <= on (account, region, table)
+    [[.P.foreseen_margin]] * ` + spanIn("dynamodb_ttl_foreseen_expired_items_total", "foreseen_window") + `
+  )
 )`,
-			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual, or new items expiring far sooner than the table's usual retention.",
+			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual or well above the live items' expiry rate, or new items expiring far sooner than the table's usual retention.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
 				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw over the same hours, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
-				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones). ` +
+				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones), ` +
+				`or the deletions have risen well above the rate at which the sampled live items expire (dynamodb_ttl_expiry_rate_estimate_items_per_second: items written too short-lived for any sample to see, on a table TTL already cleans at its write rate). ` +
 				`A retention set too short deletes live data irreversibly; every hour counts. ` +
 				// PITR is read by a query in the annotation, not joined in
 				// the expr: a table whose PITR the exporter cannot read

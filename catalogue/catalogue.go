@@ -114,6 +114,7 @@ const (
 	TTLLatestLiveExpiryTimestamp       = "dynamodb_ttl_latest_live_item_expiry_timestamp_seconds"
 	TTLLiveItemsNearLatestExpiry       = "dynamodb_ttl_sampled_live_items_near_latest_expiry"
 	TTLForeseenExpiredItemsTotal       = "dynamodb_ttl_foreseen_expired_items_total"
+	TTLExpiryRateEstimate              = "dynamodb_ttl_expiry_rate_estimate_items_per_second"
 	TTLSamplerConsumedReadUnitsTotal   = "dynamodb_ttl_sampler_consumed_read_capacity_units_total"
 	TTLLastSampleTimestamp             = "dynamodb_ttl_last_sample_timestamp_seconds"
 	ExporterTTLSamplesTotal            = "dynamodb_exporter_ttl_samples_total"
@@ -338,6 +339,9 @@ var awsFamilies = []Family{
 	{TTLForeseenExpiredItemsTotal, Counter,
 		"Estimated items whose TTL time has passed since the exporter started watching the table, counted as it passes, among those an earlier sample saw live at least half the table's retention (the latest live expiry minus that sample's time), or a day, before they expired, and those the first sample after the exporter started saw live (written before it started): items ending the lifetime they were written with (a batch of tokens expiring as designed); an item written with a lifetime cut short to under a day (a retention bug) is never seen that early and never counted. Expiries more than 2 days ahead are not kept." + backgroundNote,
 		tableLabels, "items", "DynamoDB Scan sample and DescribeTable ItemCount"},
+	{TTLExpiryRateEstimate, Gauge,
+		"Estimated rate at which the table's live items expire over the days ahead, in items per second: the live expiries the last sample read within the fewest whole days holding 100 of them (a writer's daily cycle averages out; within the span to the latest expiry when every one expires sooner), scaled to the table's items; within about 10% with 100 sampled items, absent under 30. In steady state TTL deletes at this rate; a retention bug makes it delete well above it (items written too short-lived for any sample to see), a batch ending the lifetime it was written with briefly too (dynamodb_ttl_foreseen_expired_items_total tells it)." + backgroundNote,
+		tableLabels, "items per second", "DynamoDB Scan sample and DescribeTable ItemCount"},
 	{TTLSamplerConsumedReadUnitsTotal, Counter,
 		"Read capacity units the TTL sampler's Scan calls consumed on the table, as DynamoDB reported them." + backgroundNote,
 		tableLabels, "capacity units", "DynamoDB Scan ConsumedCapacity"},

@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -99,5 +100,55 @@ func TestForecastKeepsAtMostTheHorizon(t *testing.T) {
 	}
 	if max := int(ForecastHorizon/ForecastBin) + 1; len(f.bins) > max {
 		t.Errorf("%d bins kept, want at most %d", len(f.bins), max)
+	}
+}
+
+// TestExpiryRateReadsWholeDaysOfSampledExpiries pins expiryRateOf's rule:
+// the sampled live expiries within the fewest whole days holding
+// ExpiryRateItems of them, scaled, over those days; the whole span to the
+// latest expiry when every item expires sooner; nothing under
+// ExpiryRateMinItems.
+func TestExpiryRateReadsWholeDaysOfSampledExpiries(t *testing.T) {
+	const day = 86400.0
+	spread := func(n int, over float64) []float64 { // n expiries evenly over (0, over]
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = over * float64(i+1) / float64(n)
+		}
+		return out
+	}
+	cases := []struct {
+		name      string
+		remaining []float64
+		scale     float64
+		want      float64
+		ok        bool
+	}{
+		// 90-day retention, 20 sampled items a day: 100 are reached on the
+		// 5th day, 100 items standing for 50 each over 5 days.
+		{"thin sample, long retention", spread(1800, 90*day), 50, 100 * 50 / (5 * day), true},
+		// 300 sampled items a day: the first day holds 100 or more.
+		{"dense sample", spread(900, 3*day), 10, 300 * 10 / day, true},
+		// Every item expires within 6 hours: all 60 over the 6 hours.
+		{"retention under a day", spread(60, 6*3600), 4, 60.0 * 4 / (6 * 3600), true},
+		// 40 items over 60 days: 20 within the 30-day cap, under the minimum.
+		{"too thin", spread(40, 60*day), 100, 0, false},
+		// 80 items over 60 days: 40 within 30 days, above the minimum.
+		{"thin, at the cap", spread(80, 60*day), 100, 40 * 100 / (30 * day), true},
+		{"no scale", spread(200, day), 0, 0, false},
+	}
+	for _, c := range cases {
+		got, ok := expiryRateOf(c.remaining, c.scale)
+		if ok != c.ok || math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("%s: expiryRateOf = %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+	// The input is left as it was (the sample's order is kept).
+	in := []float64{3 * day, day / 2, 2 * day}
+	in = append(in, spread(40, day)...)
+	first := in[0]
+	expiryRateOf(in, 1)
+	if in[0] != first {
+		t.Errorf("expiryRateOf reordered its input")
 	}
 }

@@ -106,3 +106,39 @@ func TestTTLCandidateAttributeOnAMisnamedTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTTLExpiryRateOfASteadyTable: a table TTL keeps 25 days, one item
+// expiring every 15 minutes (2,400 live items): the sampler reads its
+// steady expiry rate, one item per 900 seconds, from the live expiries of
+// the fewest whole days ahead holding 100 sampled items (within about 10%
+// when sampled, exact when read whole; 25% allowed). A table whose sample
+// holds too few live items gets no figure: see TestTTLHealthOnDynamoDBLocal.
+func TestTTLExpiryRateOfASteadyTable(t *testing.T) {
+	h := newHarnessWith(t, "accounts: [{regions: [us-east-1]}]\n", func(sim *awssim.Server) {
+		const region = "us-east-1"
+		tb := onDemandTable("consents-steady", start.Add(-90*day))
+		tb.TTL = awssim.TimeToLive{Status: awssim.TTLEnabled, AttributeName: "expiresAt"}
+		mustPut(sim, region, tb)
+		var items []map[string]types.AttributeValue
+		for i := range 2400 {
+			items = append(items, map[string]types.AttributeValue{
+				"pk":        &types.AttributeValueMemberS{Value: fmt.Sprintf("%s-%05d", secretMarker, i)},
+				"expiresAt": &types.AttributeValueMemberN{Value: strconv.FormatInt(start.Add(time.Duration(i+1)*15*time.Minute).Unix(), 10)},
+			})
+		}
+		if err := sim.PutItems(region, "consents-steady", items); err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.RefreshTableStats(region, "consents-steady"); err != nil {
+			t.Fatal(err)
+		}
+	}, harnessOptions{})
+	h.cycle()
+	body := h.scrape()
+	got := mustValue(t, body, catalogue.TTLExpiryRateEstimate, map[string]string{"table": "consents-steady"})
+	const truth = 1.0 / 900
+	t.Logf("expiry rate %.6f items/s (truth %.6f)", got, truth)
+	if got < 0.75*truth || got > 1.25*truth {
+		t.Errorf("expiry rate = %v items/s, want %v within 25%%", got, truth)
+	}
+}

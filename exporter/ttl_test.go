@@ -137,6 +137,11 @@ collectors:
 		}
 	}
 
+	// 10 live items: under the 30 the steady expiry rate needs.
+	if v, ok := value(t, body, catalogue.TTLExpiryRateEstimate, tl); ok {
+		t.Errorf("expiry rate %v from 10 sampled live items, want no figure", v)
+	}
+
 	// A second cycle within table_interval does not read the table again.
 	h.clk.Advance(5 * time.Minute)
 	h.cycle()

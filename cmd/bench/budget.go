@@ -85,6 +85,7 @@ var seriesBudget = []budget{
 	{"dynamodb_ttl_latest_live_item_expiry_timestamp_seconds", 1, "alerts (retention too short)"},
 	{"dynamodb_ttl_sampled_live_items_near_latest_expiry", 2, "alerts (retention too short)"},
 	{"dynamodb_ttl_foreseen_expired_items_total", 1, "alerts (retention too short: a batch expiring as designed is no retention bug)"},
+	{"dynamodb_ttl_expiry_rate_estimate_items_per_second", 1, "alerts (retention too short on a table in steady state: deletions well above the steady expiry rate)"},
 	{"dynamodb_ttl_live_item_remaining_lifetime_seconds", 13, "a histogram: 11 buckets, sum, count; dashboards"},
 	{"dynamodb_ttl_last_sample_timestamp_seconds", 1, "alerts (sampler stalled)"},
 	{"dynamodb_ttl_sampler_consumed_read_capacity_units_total", 1, "the sampler's own cost; dashboards"},
