@@ -34,6 +34,11 @@ const (
 	CapacityClassMonthlyCost        = "dynamodb_capacity_class_monthly_cost_dollars"
 	CapacityClassSwitchSaving       = "dynamodb_capacity_class_monthly_switch_saving_dollars"
 	CapacityClassRecommendationInfo = "dynamodb_capacity_class_recommendation_info"
+	// The cost a year or two ahead (capacity.FitTrend, capacity.Project).
+	CapacityProjectedMonthlyCost = "dynamodb_capacity_projected_monthly_cost_dollars"
+	CapacityTrafficGrowth        = "dynamodb_capacity_traffic_growth_yearly_ratio"
+	projectionSource             = "CloudWatch consumed history (daily totals of the held history, the longest cost window's hourly Sums), Application Auto Scaling settings, DescribeTable provisioning; capacity package trend fit (capacity.FitTrend) and cost model (capacity.Project) with built-in or configured prices"
+	projectionNote               = " The trend is the Theil–Sen slope of the logarithm of the daily consumed units (reads plus writes of the table and its GSIs, whole UTC days with traffic) with Sen's 99% interval; growth is applied only when that interval excludes zero (trend growing or declining), compound, to every hour of the window; a flat trend projects today's figures. Recomputed once a UTC day. docs/capacity.md, \"The cost a year or two ahead\"."
 	// The diagnosis of the simulated throttling of a provisioned table's
 	// own auto-scaling policy (capacity.DiagnoseTable).
 	CapacityDiagnosisThrottled     = "dynamodb_capacity_diagnosis_throttled_units"
@@ -127,6 +132,12 @@ var derivedFamilies = []Family{
 	{CapacityClassRecommendationInfo, Gauge,
 		"Table-class recommendation as labels; the value is always 1. recommendation is keep, switch_to_standard_ia or switch_to_standard with reason_code cheaper, saving_below_minimum (the other class saves less than collectors.capacity.min_monthly_saving) or recent_class_change (the class changed within 30 days: AWS allows two class updates in a trailing 30 days and DescribeTable shows the latest only); or none, with window empty, when no comparison is made, reason_code class_not_reported (DescribeTable has no TableClassSummary), unknown_class, no_price or size_not_reported: count them by reason_code. The switch is online." + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelWindow, "recommendation", "reason_code"}, "info", classSource},
+	{CapacityProjectedMonthlyCost, Gauge,
+		"Projected monthly throughput cost in USD of the table and its GSIs in each billing mode (mode: on_demand or provisioned, the latter simulating target-tracking auto-scaling as dynamodb_capacity_cost_dollars does) at the horizon (12mo or 24mo): the longest cost window's figures (30d, or 7d for a younger table) with the traffic grown by the trend, priced by the same cost model at the prices of the table's class. Absent with fewer than 14 days with traffic (dynamodb_capacity_traffic_growth_yearly_ratio says history_too_short) or without prices." + projectionNote + costNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "horizon", LabelMode}, "USD per month", projectionSource},
+	{CapacityTrafficGrowth, Gauge,
+		"Growth a year of the table's consumed units that the cost projection applies, as a ratio minus 1 (0.25: 25% more traffic in 12 months), by trend: growing or declining (the fitted growth), flat (0: the interval holds zero, no growth claimed from noise) or history_too_short (0: fewer than 14 whole days with traffic, no projection). The fitted estimate and its interval, and the month the cheaper mode changes within 24 months, are in capacity report." + projectionNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "trend"}, "ratio", projectionSource},
 	{CapacityDiagnosisThrottled, Gauge,
 		"Request units the simulation of the table's current auto-scaling policy throttles over the window (7d or 30d), by dimension and cause: at_max, in minutes when capacity was held at the auto-scaling maximum below what the policy wanted (the maximum is too low); target, only for a target utilization above 70%, the units outside those minutes that the same policy at a 70% target does not throttle in the same minute (the target leaves too little headroom); reaction, the rest, demand rising faster than auto-scaling reacts (2 minutes above target, then collectors.capacity.scale_out_delay) even at a reasonable target. A cause without throttled units has no series: absent means none. The history is consumed capacity, already capped by the table's real throttling: demand the table refused is not in it, so a policy that served its own history throttles little or nothing here (its real throttling is in dynamodb_throttle_events_total; dynamodb_capacity_diagnosis_saturated_seconds is the signal that survives the cap)." + diagnosisScope + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelWindow, LabelDimension, LabelCause}, "request units", diagnosisSource},
