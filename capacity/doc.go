@@ -26,7 +26,7 @@
 //     not throttle or saturate, or the reaction time of auto-scaling
 //     (diagnosis.go).
 //   - FitTrend fits the growth of a table's daily consumed units (Theil–Sen
-//     with Sen's 99% interval; no growth claimed when it holds zero), and
+//     within each weekday, with Sen's 99% interval; no growth claimed when it holds zero), and
 //     Project prices the window's figures with the traffic grown to 12 or
 //     24 months by the same cost code, and finds the month the cheaper mode
 //     changes (trend.go, projection.go).

@@ -12,18 +12,23 @@ import (
 // Method. y_d = ln(consumed units of UTC day d), reads plus writes of the
 // table and its GSIs, over the whole days of the history with traffic (a
 // day without any is left out: its logarithm is undefined). The slope of
-// y against d is the Theil–Sen estimator (Sen 1968; Theil 1950): the median
-// of the slopes (y_j − y_i) ÷ (j − i) of every pair of days. Its two-sided
-// TrendConfidence interval is Sen's distribution-free one, from the null
-// distribution of Kendall's S: with N pair slopes sorted ascending (1-based)
-// and C = z · √(n(n−1)(2n+5)/18) (z the normal quantile, n the days fitted,
-// ties not corrected), the lower limit is slope number round((N − C)/2)
-// and the upper limit slope number round((N + C)/2) + 1, as in Gilbert (1987),
-// "Statistical Methods for Environmental Pollution Monitoring", §16.5, and
-// scipy.stats.theilslopes. Growth is claimed only when the interval
-// excludes zero (TrendGrowing, TrendDeclining); otherwise the trend is
-// TrendFlat and the projection applies no growth at all: no growth from
-// noise.
+// y against d is the seasonal Kendall slope estimator (Hirsch, Slack and
+// Smith 1982), the Theil–Sen estimator (Sen 1968) taken within each day of
+// the week: the median of the slopes (y_j − y_i) ÷ (j − i) of every pair of
+// days a whole number of weeks apart. Pairing a Monday only with Mondays
+// keeps a weekly cycle (a weekend dip) out of the slope, which a plain
+// Theil–Sen over all pairs takes in whenever the history does not hold
+// whole weeks in the same phase. Its two-sided TrendConfidence interval is
+// Sen's distribution-free one, from the null distribution of the seasonal
+// Kendall statistic (the sum of the seven weekdays' S): with N pair slopes
+// sorted ascending (1-based) and C = z · √(Σ n_k(n_k−1)(2n_k+5)/18) (z the
+// normal quantile, n_k the days fitted of weekday k, ties not corrected),
+// the lower limit is slope number round((N − C)/2) and the upper limit
+// slope number round((N + C)/2) + 1, as in Gilbert (1987), "Statistical
+// Methods for Environmental Pollution Monitoring", §16.5 and §17.4. Growth
+// is claimed only when the interval excludes zero (TrendGrowing,
+// TrendDeclining); otherwise the trend is TrendFlat and the projection
+// applies no growth at all: no growth from noise.
 //
 // Caveats, stated where the figures are shown: the interval assumes the
 // days' deviations from the trend independent; traffic that wanders for
@@ -75,27 +80,36 @@ type Trend struct {
 // day in order (a gap of a day is a zero or a negative value: left out, its
 // neighbours keep their day numbers).
 func FitTrend(daily []float64) Trend {
-	var xs, ys []float64
+	var seasons [7][]point
+	n := 0
 	for d, v := range daily {
 		if v > 0 && !math.IsInf(v, 0) {
-			xs, ys = append(xs, float64(d)), append(ys, math.Log(v))
+			seasons[d%7] = append(seasons[d%7], point{float64(d), math.Log(v)})
+			n++
 		}
 	}
-	n := len(xs)
 	t := Trend{Status: TrendTooShort, Days: n, Slope: math.NaN(), Lower: math.NaN(), Upper: math.NaN()}
 	if n < MinTrendDays {
 		return t
 	}
-	slopes := make([]float64, 0, n*(n-1)/2)
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			slopes = append(slopes, (ys[j]-ys[i])/(xs[j]-xs[i]))
+	var slopes []float64
+	var variance float64
+	for _, ps := range seasons {
+		k := float64(len(ps))
+		variance += k * (k - 1) * (2*k + 5) / 18
+		for i := range ps {
+			for j := i + 1; j < len(ps); j++ {
+				slopes = append(slopes, (ps[j].y-ps[i].y)/(ps[j].x-ps[i].x))
+			}
 		}
 	}
-	sort.Float64s(slopes)
 	N := len(slopes)
+	if N == 0 {
+		return t
+	}
+	sort.Float64s(slopes)
 	t.Slope = median(slopes)
-	c := trendZ * math.Sqrt(float64(n)*float64(n-1)*float64(2*n+5)/18)
+	c := trendZ * math.Sqrt(variance)
 	lo := int(math.Round((float64(N)-c)/2)) - 1 // 0-based: slope number lo+1
 	hi := int(math.Round((float64(N) + c) / 2))
 	t.Lower, t.Upper = slopes[max(0, min(lo, N-1))], slopes[max(0, min(hi, N-1))]
@@ -109,6 +123,9 @@ func FitTrend(daily []float64) Trend {
 	}
 	return t
 }
+
+// point is a day and its log total.
+type point struct{ x, y float64 }
 
 // median of sorted values.
 func median(s []float64) float64 {

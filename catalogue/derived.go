@@ -38,7 +38,7 @@ const (
 	CapacityProjectedMonthlyCost = "dynamodb_capacity_projected_monthly_cost_dollars"
 	CapacityTrafficGrowth        = "dynamodb_capacity_traffic_growth_yearly_ratio"
 	projectionSource             = "CloudWatch consumed history (daily totals of the held history, the longest cost window's hourly Sums), Application Auto Scaling settings, DescribeTable provisioning; capacity package trend fit (capacity.FitTrend) and cost model (capacity.Project) with built-in or configured prices"
-	projectionNote               = " The trend is the Theil–Sen slope of the logarithm of the daily consumed units (reads plus writes of the table and its GSIs, whole UTC days with traffic) with Sen's 99% interval; growth is applied only when that interval excludes zero (trend growing or declining), compound, to every hour of the window; a flat trend projects today's figures. Recomputed once a UTC day. docs/capacity.md, \"The cost a year or two ahead\"."
+	projectionNote               = " The trend is the seasonal Kendall slope (Theil–Sen within each day of the week) of the logarithm of the daily consumed units (reads plus writes of the table and its GSIs, whole UTC days with traffic) with Sen's 99% interval; growth is applied only when that interval excludes zero (trend growing or declining), compound, to every hour of the window; a flat trend projects today's figures. Recomputed once a UTC day. docs/capacity.md, \"The cost a year or two ahead\"."
 	// The diagnosis of the simulated throttling of a provisioned table's
 	// own auto-scaling policy (capacity.DiagnoseTable).
 	CapacityDiagnosisThrottled     = "dynamodb_capacity_diagnosis_throttled_units"
