@@ -90,12 +90,13 @@ func grow(r WorkloadResult, k float64, base, at shapeRun) WorkloadResult {
 
 // Projector projects a table's window figures (today, the Results of
 // EvaluateResults' input) to a growth factor; it simulates each workload's
-// shape once per factor.
+// shape once per factor other than 1, and at 1 once, when first needed (a
+// flat trend simulates nothing).
 type Projector struct {
 	today    []WorkloadResult
 	shapes   []HourlyShape
 	defaults *AutoScalingSettings
-	base     []shapeRun
+	base     []shapeRun // nil until a factor other than 1 is asked
 }
 
 // NewProjector returns a projector of today's results, whose workloads'
@@ -106,7 +107,6 @@ func NewProjector(today []WorkloadResult, shapes []HourlyShape, defaults *AutoSc
 	if len(today) == 0 || len(today) != len(shapes) {
 		return nil, fmt.Errorf("capacity: projection of %d workloads with %d shapes", len(today), len(shapes))
 	}
-	p := &Projector{today: today, shapes: shapes, defaults: defaults, base: make([]shapeRun, len(shapes))}
 	for i, s := range shapes {
 		if err := checkSums(fmt.Sprintf("shape %d read", i), s.Read); err != nil {
 			return nil, err
@@ -114,13 +114,18 @@ func NewProjector(today []WorkloadResult, shapes []HourlyShape, defaults *AutoSc
 		if err := checkSums(fmt.Sprintf("shape %d write", i), s.Write); err != nil {
 			return nil, err
 		}
-		b, err := s.run(1, defaults)
-		if err != nil {
-			return nil, fmt.Errorf("capacity: projection of workload %d: %w", i, err)
+		for k, p := range []Provisioning{s.Settings.Read, s.Settings.Write} {
+			if err := p.validate(fmt.Sprintf("shape %d Settings.%s", i, []string{"Read", "Write"}[k])); err != nil {
+				return nil, err
+			}
 		}
-		p.base[i] = b
 	}
-	return p, nil
+	if defaults != nil {
+		if err := defaults.validate("defaults"); err != nil {
+			return nil, err
+		}
+	}
+	return &Projector{today: today, shapes: shapes, defaults: defaults}, nil
 }
 
 // At returns today's results with the traffic times factor (a finite
@@ -133,6 +138,17 @@ func (p *Projector) At(factor float64) ([]WorkloadResult, error) {
 	if factor == 1 {
 		copy(out, p.today)
 		return out, nil
+	}
+	if p.base == nil {
+		base := make([]shapeRun, len(p.shapes))
+		for i, s := range p.shapes {
+			b, err := s.run(1, p.defaults)
+			if err != nil {
+				return nil, fmt.Errorf("capacity: projection of workload %d: %w", i, err)
+			}
+			base[i] = b
+		}
+		p.base = base
 	}
 	for i, s := range p.shapes {
 		at, err := s.run(factor, p.defaults)

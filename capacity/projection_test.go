@@ -193,7 +193,17 @@ func TestProjectionFlatIsToday(t *testing.T) {
 			t.Errorf("%d months: %+v against today %v/%v", m.Months, m.Evaluation.MonthlyOnDemand, e.MonthlyOnDemand, e.MonthlyProvisioned)
 		}
 	}
+	if p.base != nil {
+		t.Error("a flat trend should simulate nothing")
+	}
 	if _, err := p.At(math.NaN()); err == nil {
 		t.Error("a NaN factor should be an error")
+	}
+	bad := HourlyShape{Start: traceStart, Read: []float64{1, math.NaN()}, Write: []float64{1, 1}}
+	if _, err := NewProjector(e.Summary().Workloads, []HourlyShape{bad}, nil); err == nil {
+		t.Error("a shape with a NaN hour should be refused")
+	}
+	if _, err := NewProjector(e.Summary().Workloads, nil, nil); err == nil {
+		t.Error("a projection without shapes should be refused")
 	}
 }

@@ -62,7 +62,7 @@ func projectionDoc(f *collectors.ProjectionFigures) *projectionJ {
 		return nil
 	}
 	p := &projectionJ{Trend: string(f.Trend.Status), DaysFitted: f.Trend.Days, Window: f.Window, Months: []projectedJ{},
-		DailyStart: f.From.UTC(), DailyUnits: rounded(f.Daily)}
+		DailyStart: f.From.UTC(), DailyUnits: rounded(float64s(f.Daily))}
 	if p.DailyUnits == nil {
 		p.DailyUnits = []float64{}
 	}
@@ -214,4 +214,16 @@ func projectionChart(p *projectionJ) *barChart {
 	}
 	c.Marker = "Cheaper mode: " + crossoverText(p)
 	return c
+}
+
+// float64s widens xs.
+func float64s(xs []float32) []float64 {
+	if xs == nil {
+		return nil
+	}
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
 }
