@@ -59,6 +59,18 @@ func TestTrendKnownGrowth(t *testing.T) {
 	if est, _, _ := tr.Yearly(); math.Abs(est-0.425760887) > 1e-8 {
 		t.Errorf("yearly growth %v, want 0.425760887", est)
 	}
+	// 2% a week (issue 22's example): 12 months are 365 days, 52.142857
+	// weeks, so ×1.02^52.142857 = 2.808261 at 12 months and ×1.02^104.285714
+	// = 7.886332 at 24 (by hand: ln 1.02 = 0.0198026, × 52.142857 =
+	// 1.032566, e^1.032566 = 2.808261).
+	weekly := make([]float64, 84)
+	for d := range weekly {
+		weekly[d] = 1e6 * math.Pow(1.02, float64(d)/7)
+	}
+	wk := FitTrend(weekly)
+	if wk.Status != TrendGrowing || math.Abs(wk.Factor(12)-2.808261) > 1e-6 || math.Abs(wk.Factor(24)-7.886332) > 1e-6 {
+		t.Errorf("2%% a week: %+v, factors %.6f and %.6f, want 2.808261 and 7.886332", wk, wk.Factor(12), wk.Factor(24))
+	}
 	// With ±10% daily noise the interval still excludes zero and holds the
 	// true slope.
 	noisy := FitTrend(growing(84, 1e6, 0.03, 0.1, 3))
