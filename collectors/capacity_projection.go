@@ -134,14 +134,14 @@ func (c *Capacity) projectionFigures(region string, st *capacityState, tb *Table
 	if len(idxs) != len(r.classResults) || !from.Before(to) {
 		return nil
 	}
+	// The settings first: a projection of the day is not computed again,
+	// and its shapes are read only to compute it.
 	shapes := make([]capacity.HourlyShape, len(idxs))
 	for i, idx := range idxs {
-		read, write := st.hist[historyKey{table: tb.Name, index: idx}], st.hist[historyKey{table: tb.Name, index: idx, write: true}]
-		if read == nil || write == nil {
+		if st.hist[historyKey{table: tb.Name, index: idx}] == nil || st.hist[historyKey{table: tb.Name, index: idx, write: true}] == nil {
 			return nil
 		}
-		shapes[i] = capacity.HourlyShape{Start: from, Read: read.hourly(from, to), Write: write.hourly(from, to),
-			Settings: settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay)}
+		shapes[i] = capacity.HourlyShape{Start: from, Settings: settingsFor(tb, idx, st.scaling, c.settings.ScaleOutDelay)}
 	}
 	today := b.end.UTC().Truncate(day)
 	key := projectionKey(r.Mode, tableClass(tb), r.classWindow, prices, shapes)
@@ -150,6 +150,10 @@ func (c *Capacity) projectionFigures(region string, st *capacityState, tb *Table
 	}
 	if pc := st.projections[tb.Name]; pc != nil && pc.day.Equal(today) && pc.key == key {
 		return pc.f
+	}
+	for i, idx := range idxs {
+		shapes[i].Read = st.hist[historyKey{table: tb.Name, index: idx}].hourly(from, to)
+		shapes[i].Write = st.hist[historyKey{table: tb.Name, index: idx, write: true}].hourly(from, to)
 	}
 	f := &ProjectionFigures{Computed: b.end}
 	f.From = ceilDay(maxTime(c.keepFrom(b), dataStart, b.h0))
