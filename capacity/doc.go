@@ -25,6 +25,11 @@
 //     target above ReasonableTarget (70%) that the same policy at 70% would
 //     not throttle or saturate, or the reaction time of auto-scaling
 //     (diagnosis.go).
+//   - FitTrend fits the growth of a table's daily consumed units (Theil–Sen
+//     within each weekday, with Sen's 99% interval; no growth claimed when it holds zero), and
+//     Project prices the window's figures with the traffic grown to 12 or
+//     24 months by the same cost code, and finds the month the cheaper mode
+//     changes (trend.go, projection.go).
 //
 // Unlike AWS's evaluator, which assumes instant scaling, the simulation delays
 // each scale-out by AutoScalingSettings.ScaleOutDelay and counts the demand

@@ -79,6 +79,9 @@ type capacityState struct {
 	// and what-ifs were built for: a table re-created under the same name
 	// starts both again (forgetRecreated).
 	created map[string]time.Time
+	// projections holds each table's trend and projected costs of the
+	// day, by table name (capacity_projection.go).
+	projections map[string]*projectionCache
 }
 
 // TableReport holds every derived figure of one table.
@@ -108,6 +111,9 @@ type TableReport struct {
 	// Warm holds the warm throughput and sudden-peak figures of the base
 	// table then each GSI.
 	Warm []WarmFigures
+	// Projection holds the traffic trend and the projected monthly costs;
+	// nil without a cost window or prices.
+	Projection *ProjectionFigures
 	// chart is what Reports computes Hourly from.
 	chart chartSpan
 	// classWindow and classResults are the longest cost window's label and
@@ -342,6 +348,11 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			delete(st.modes, name)
 		}
 	}
+	for name := range st.projections {
+		if !keep[historyKey{table: name}] {
+			delete(st.projections, name)
+		}
+	}
 
 	// Plan: roll what is held, fetch what is missing.
 	var qs []historyQuery
@@ -546,6 +557,11 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	if r != nil {
 		r.Class = c.classFigures(t.Region, tb, r.Mode, r.classWindow, r.classResults, b.end)
 		r.Warm = warmFigures(st, tb, b.end)
+		dataStart := b.h0
+		if cr := creation(tb); cr.After(dataStart) {
+			dataStart = cr
+		}
+		r.Projection = c.projectionFigures(t.Region, st, tb, r, b, dataStart)
 		r.classWindow, r.classResults = "", nil
 	}
 	return r, err
@@ -769,6 +785,7 @@ func (c *Capacity) forgetRecreated(t *awsclient.Target, st *capacityState, table
 			}
 		}
 		delete(st.modes, tb.Name)
+		delete(st.projections, tb.Name)
 		c.logger.Info("table re-created under the same name; its capacity history and what-if start again from its creation", "account", t.Account, "region", t.Region, "table", tb.Name, "old_creation", old, "creation", at)
 	}
 	for name := range st.created {
@@ -933,6 +950,20 @@ func (st *capacityState) metrics() []prometheus.Metric {
 				}
 				add(catalogue.CapacityClassSwitchSaving, f.Advice.Saving, r.Account, r.Region, r.Table, f.Window)
 				add(catalogue.CapacityClassRecommendationInfo, 1, r.Account, r.Region, r.Table, f.Window, string(f.Advice.Action), string(f.Advice.Code))
+			}
+		}
+		if f := r.Projection; f != nil {
+			growth := 0.0
+			if len(f.At) > 0 && (f.Trend.Status == capacity.TrendGrowing || f.Trend.Status == capacity.TrendDeclining) {
+				growth = f.Trend.Factor(12) - 1
+			}
+			if f.Trend.Status == capacity.TrendTooShort || len(f.At) > 0 {
+				add(catalogue.CapacityTrafficGrowth, growth, r.Account, r.Region, r.Table, string(f.Trend.Status))
+			}
+			for k, pc := range f.At {
+				h := ProjectionHorizons[k].Label
+				add(catalogue.CapacityProjectedMonthlyCost, pc.OnDemand, r.Account, r.Region, r.Table, h, "on_demand")
+				add(catalogue.CapacityProjectedMonthlyCost, pc.Provisioned, r.Account, r.Region, r.Table, h, "provisioned")
 			}
 		}
 		for _, wc := range r.Costs {

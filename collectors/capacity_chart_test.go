@@ -254,9 +254,9 @@ func TestForgottenHoursAreNotRead(t *testing.T) {
 						rep.Traffic[j].Surge = nil
 					}
 				}
-				class := rep.Class // printed by value, not by address
-				rep.Class = nil
-				got[i] = fmt.Sprintf("%+v\nsurges %+v\nclass %+v", *rep, surges, class)
+				class, proj := rep.Class, rep.Projection // printed by value, not by address
+				rep.Class, rep.Projection = nil, nil
+				got[i] = fmt.Sprintf("%+v\nsurges %+v\nclass %+v\nprojection %+v", *rep, surges, class, proj)
 				if len(surges) == 0 {
 					t.Fatalf("history %v, run %d: no surge found: the test proves nothing", span, cycle)
 				}

@@ -147,6 +147,16 @@ func tableBoard() board {
 				{expr: fmt.Sprintf("max by (%s, window, recommendation, reason_code) (%s)", byT, sel(c.CapacityClassRecommendationInfo, selT)), instant: true, column: "-", unit: unitInfo},
 				{expr: fmt.Sprintf("max by (%s, window) (%s)", byT, sel(c.CapacityClassSwitchSaving, selT)), instant: true, column: "Class switch saving / month"},
 			}},
+		{kind: timeSeries, title: "Monthly cost 12 and 24 months ahead, at the traffic trend", unit: unitUSD,
+			description: "The table's monthly throughput cost in each billing mode 12 and 24 months ahead: the longest cost window (30 days) with every hour grown by the " +
+				"trend of the daily consumed units (reads plus writes, table and GSIs), priced by the same cost model as today's figures. The trend is the seasonal Kendall " +
+				"slope (Theil–Sen within each weekday) with a 99% interval: growth is applied only when the interval excludes zero (trend growing or declining); " +
+				"flat means today's cost, history_too_short (under 14 days with traffic) no projection. Where the on_demand and provisioned lines of one horizon " +
+				"cross, the cheaper mode changes: capacity report names the month. Recomputed once a day; storage not projected.",
+			queries: []query{
+				{expr: sel(c.CapacityProjectedMonthlyCost, selT), legend: "{{mode}} in {{horizon}}"},
+				{expr: sel(c.CapacityTrafficGrowth, selT), legend: "traffic growth a year ({{trend}})", unit: unitPercent},
+			}},
 		{kind: timeSeries, title: "Requests provisioned capacity would throttle (what-if)", unit: unitCount,
 			description: "Request units the provisioned auto-scaling simulation throttles over the window, counting the scale-out delay and burst capacity. " +
 				"Not zero: switching to provisioned would throttle these spikes; keep on-demand or pre-scale.",

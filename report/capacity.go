@@ -42,7 +42,10 @@ type capacityTableJ struct {
 	Verdict   *verdictJ    `json:"verdict"`
 	Class     *classJ      `json:"table_class"`
 	Warm      []warmJ      `json:"warm_throughput"`
-	readable  *capacityRow // for the HTML and Markdown views
+	// Projection is the trend and the cost 12 and 24 months ahead; null
+	// without a cost window or prices.
+	Projection *projectionJ `json:"projection"`
+	readable   *capacityRow // for the HTML and Markdown views
 }
 
 // classJ is a table's storage and table-class figures.
@@ -263,6 +266,7 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 		}
 		t.Class = classDoc(r.Class)
 		t.Warm = warmDoc(r.Warm)
+		t.Projection = projectionDoc(r.Projection)
 		if h := r.Hourly; len(h.ConsumedRead) > 0 {
 			t.History = &historyJ{Start: h.Start.UTC(), StepSeconds: 3600,
 				ConsumedRead: rounded(h.ConsumedRead), ConsumedWrite: rounded(h.ConsumedWrite),
@@ -430,6 +434,7 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 			usd(c.StandardUSD.ThroughputUSD+c.StandardUSD.StorageUSD), usd(c.StandardIAUSD.ThroughputUSD+c.StandardIAUSD.StorageUSD),
 			optShare(c.StorageShare), optShare(c.BreakEvenShare), optUSD(c.SavingUSD), c.Recommendation, c.ReasonCode)
 	}
+	projectionMarkdown(&b, doc)
 	b.WriteString("\n## Warm throughput and sudden peaks\n\n" + warmIntro + "\n\n")
 	b.WriteString("| Table | Index | Warm throughput read / write (status) | 30-day peak read | 30-day peak write | Sudden peak read | Sudden peak write |\n|---|---|---|---:|---:|---:|---:|\n")
 	for _, t := range doc.Tables {
@@ -569,9 +574,10 @@ func dailyRatio(read, write []float64) []float64 {
 
 type htmlTable struct {
 	capacityTableJ
-	Cost   *costJ
-	Charts []chart
-	Notes  []string
+	Cost      *costJ
+	Charts    []chart
+	Notes     []string
+	CostAhead *barChart
 }
 
 var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -589,9 +595,11 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return "-"
 	},
-	"diagnosisIntro": func() string { return diagnosisIntro },
-	"classText":      classText,
-	"warmText":       warmText,
+	"diagnosisIntro":  func() string { return diagnosisIntro },
+	"classText":       classText,
+	"warmText":        warmText,
+	"growthText":      growthText,
+	"projectionIntro": func() string { return projectionIntro },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -631,6 +639,7 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 {{with .Error}}<p class="switch">No cost what-if: {{.}}</p>{{end}}
 {{with .Class}}<p>{{classText .}}</p>{{end}}
 {{with .Warm}}<p>{{warmText .}}</p>{{end}}
+{{with .Projection}}<p>A year or two ahead: trend {{growthText .}}.{{if not .Months}} No projection.{{end}}</p>{{end}}
 {{range .Notes}}<p>{{.}}</p>{{end}}
 <div class="charts">
 {{range .Charts}}{{$c := .}}<figure>
@@ -640,6 +649,15 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 {{end}}{{range .Lines}}<polyline fill="none" stroke="{{.Color}}" stroke-width="1.5"{{if .Dashed}} stroke-dasharray="4 3"{{end}} points="{{.Points}}"/>
 {{end}}</svg>
 <div class="legend">{{range .Lines}}<span><i style="border-top: 3px {{if .Dashed}}dashed{{else}}solid{{end}} {{.Color}}"></i>{{.Name}}</span>{{end}}</div>{{end}}
+</figure>
+{{end}}{{with .CostAhead}}<figure>
+<figcaption>{{.Title}} (0 to {{.YMax}})</figcaption>
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
+{{range .Groups}}<text x="{{.X}}" y="12" font-size="10" fill="#8a919c">{{.Label}}</text>
+{{range .Bars}}<rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="{{.Color}}"><title>{{.Title}}</title></rect>
+{{end}}{{end}}</svg>
+<div class="legend">{{range .Legend}}<span><i style="border-top: 3px solid {{.Color}}"></i>{{.Name}}</span>{{end}}</div>
+<p class="meta">{{.Marker}}. {{projectionIntro}}</p>
 </figure>
 {{end}}</div>
 <table>
@@ -670,7 +688,11 @@ func CapacityHTML(w io.Writer, reports []collectors.TableReport, now time.Time) 
 		Tables      []htmlTable
 	}{GeneratedAt: doc.GeneratedAt}
 	for _, t := range doc.Tables {
-		ht := htmlTable{capacityTableJ: t, Cost: t.readable.costs}
+		ht := htmlTable{capacityTableJ: t, Cost: t.readable.costs, CostAhead: projectionChart(t.Projection)}
+		if p := t.Projection; p != nil && len(p.DailyUnits) > 1 {
+			ht.Charts = append(ht.Charts, lineChart("Daily consumed units (reads + writes, table and GSIs): the history the trend is fitted on", p.DailyStart, 24*time.Hour,
+				[]string{"consumed units a day"}, []string{"#2ca02c"}, []bool{false}, [][]float64{p.DailyUnits}))
+		}
 		if h := t.History; h != nil {
 			ht.Charts = append(ht.Charts,
 				lineChart("Capacity, last 30 days (units/s, hourly means)", h.Start, time.Hour,

@@ -100,6 +100,21 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 			f.Standard.Total(), f.StandardIA.Total(), share(a.StorageShare), share(a.BreakEven), a.Saving, a.Action, a.Code)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "A year or two ahead (USD a month, on-demand / provisioned; "+projectionIntro+")")
+	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tTREND\tWINDOW\tTODAY\t12 MONTHS\t24 MONTHS\tCHEAPER MODE")
+	for _, r := range reports {
+		p := projectionDoc(r.Projection)
+		if p == nil {
+			continue
+		}
+		window := p.Window
+		if window == "" {
+			window = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Account, r.Region, r.Table, growthText(p), window,
+			monthCell(p, 0), monthCell(p, 1), monthCell(p, 2), crossoverText(p))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Warm throughput and sudden peaks (units per second; "+warmIntro+")")
 	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tINDEX\tWARM READ / WRITE (STATUS)\tPEAK 30D READ\tPEAK 30D WRITE\tSUDDEN PEAK READ\tSUDDEN PEAK WRITE")
 	for _, r := range reports {

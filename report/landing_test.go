@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,28 @@ func TestLandingOrdersBySaving(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "No capacity figures yet") || !strings.Contains(b.String(), `<a href="/metrics">Metrics</a>`) {
 		t.Errorf("empty landing page:\n%s", b.String())
+	}
+}
+
+// TestLandingProjection: the landing page shows the cost 24 months ahead
+// with the trend and the crossover month, and why there is none.
+func TestLandingProjection(t *testing.T) {
+	grow := tableWithSaving("growing", 1)
+	grow.Projection = &collectors.ProjectionFigures{
+		Trend:  capacity.Trend{Status: capacity.TrendGrowing, Days: 84, Slope: math.Log(1.08) / capacity.DaysPerMonth, Lower: 0.002, Upper: 0.003},
+		Window: "30d", Today: collectors.ProjectedCost{OnDemand: 1.07, Provisioned: 2.85, Factor: 1},
+		At:        []collectors.ProjectedCost{{Months: 12, Factor: 2.52, OnDemand: 2.7, Provisioned: 2.85}, {Months: 24, Factor: 6.34, OnDemand: 6.88, Provisioned: 3.47}},
+		Crossover: 13, CrossoverTo: capacity.Provisioned,
+	}
+	young := tableWithSaving("young", 0)
+	young.Projection = &collectors.ProjectionFigures{Trend: capacity.FitTrend(nil)}
+	var b bytes.Buffer
+	if err := LandingHTML(&b, Landing{MetricsPath: "/metrics", CapacityEnabled: true, Now: time.Now(), Reports: []collectors.TableReport{grow, young}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"$6.88 / $3.47 (trend growing, &#43;152% a year); provisioned cheaper from month 13", "history_too_short: no projection"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("landing page lacks %q:\n%s", want, b.String())
+		}
 	}
 }

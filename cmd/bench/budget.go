@@ -63,6 +63,8 @@ var seriesBudget = []budget{
 	{"dynamodb_capacity_class_monthly_cost_dollars", 4, "2 classes × throughput, storage, the longest window only; dashboards (the class decision)"},
 	{"dynamodb_capacity_class_monthly_switch_saving_dollars", 1, "the longest window only; dashboards (the class decision)"},
 	{"dynamodb_capacity_class_recommendation_info", 1, "the longest window only, or none with its reason; dashboards (the class decision)"},
+	{"dynamodb_capacity_projected_monthly_cost_dollars", 4, "2 modes × 2 horizons (12, 24 months), the table only (GSIs summed in): the cost a year or two ahead (issue 22); dashboards, capacity report"},
+	{"dynamodb_capacity_traffic_growth_yearly_ratio", 1, "the trend a table's projection applies, its status a label; dashboards, capacity report"},
 	{"dynamodb_capacity_diagnosis_throttled_units", 36, "provisioned, dimensions the table's own policy scales, causes with units only (a healthy table has none): 3 causes × 2 windows × read, write × table + 2 GSIs; alerts at the first capacity cycle (issue 21), dashboards"},
 	{"dynamodb_capacity_diagnosis_saturated_seconds", 36, "provisioned, dimensions the table's own policy scales, causes with saturated minutes only (a healthy table has none): 3 causes × 2 windows × read, write × table + 2 GSIs; the diagnosis a history capped by real throttling still shows (the throttled units stay empty there), dashboards"},
 	{"dynamodb_capacity_diagnosis_last_throttled_timestamp_seconds", 36, "one per (window, dimension, cause) with throttled units or saturated minutes: when the evidence is; alerts' descriptions, dashboards"},

@@ -122,13 +122,17 @@ type PolicySpec struct {
 // TrafficSpec is a table's demand: base rates in capacity units per second,
 // shaped by seasonality and noise and changed by events.
 type TrafficSpec struct {
-	Read     float64     `yaml:"read"`
-	Write    float64     `yaml:"write"`
-	Daily    float64     `yaml:"daily"`     // amplitude of the daily cycle, 0 to <1
-	PeakHour float64     `yaml:"peak_hour"` // UTC hour of the daily peak (default 14)
-	Weekly   float64     `yaml:"weekly"`    // weekend dip, 0 to <1
-	Noise    float64     `yaml:"noise"`     // ± relative noise per minute, 0 to <1
-	Events   []EventSpec `yaml:"events"`
+	Read     float64 `yaml:"read"`
+	Write    float64 `yaml:"write"`
+	Daily    float64 `yaml:"daily"`     // amplitude of the daily cycle, 0 to <1
+	PeakHour float64 `yaml:"peak_hour"` // UTC hour of the daily peak (default 14)
+	Weekly   float64 `yaml:"weekly"`    // weekend dip, 0 to <1
+	Noise    float64 `yaml:"noise"`     // ± relative noise per minute, 0 to <1
+	// Growth is the traffic's compound growth a month of 730 hours (0.08:
+	// 8% more each month), -0.5 to 2: the traffic is times (1+Growth)^(t ÷
+	// 730h) at t from the scenario start (smaller before it, 1 at it).
+	Growth float64     `yaml:"growth"`
+	Events []EventSpec `yaml:"events"`
 }
 
 // Event types.

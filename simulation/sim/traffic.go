@@ -16,7 +16,13 @@ type trafficGen struct {
 	seed        uint64
 	hotBase     float64
 	events      []event
+	// growth is the log of the traffic's growth a minute, from start.
+	growth float64
+	start  int64
 }
+
+// monthMinutes is the month of TrafficSpec.Growth: 730 hours.
+const monthMinutes = 730 * 60
 
 // event is an EventSpec in absolute minutes.
 type event struct {
@@ -37,7 +43,10 @@ type demand struct {
 func minutesOf(d time.Duration) int64 { return int64(d / time.Minute) }
 
 func newTrafficGen(tr *TrafficSpec, hot float64, seed uint64, start int64, horizonEnd int64) *trafficGen {
-	g := &trafficGen{read: tr.Read, write: tr.Write, weekly: tr.Weekly, noise: tr.Noise, seed: seed, hotBase: hot}
+	g := &trafficGen{read: tr.Read, write: tr.Write, weekly: tr.Weekly, noise: tr.Noise, seed: seed, hotBase: hot, start: start}
+	if tr.Growth != 0 {
+		g.growth = math.Log1p(tr.Growth) / monthMinutes
+	}
 	peak := tr.PeakHour * 60
 	for m := range g.dailyCurve {
 		g.dailyCurve[m] = 1 + tr.Daily*math.Cos(2*math.Pi*(float64(m)-peak)/1440)
@@ -144,6 +153,9 @@ func (g *trafficGen) at(m int64) demand {
 		if dow := (m / 1440) % 7; dow == 2 || dow == 3 {
 			season *= 1 - g.weekly
 		}
+	}
+	if g.growth != 0 {
+		season *= math.Exp(g.growth * float64(m-g.start))
 	}
 	d := demand{read: g.read * season, write: g.write * season, hot: g.hotBase}
 	if g.noise > 0 {

@@ -357,6 +357,7 @@ func (v *validator) traffic(p string, tr *TrafficSpec) error {
 	}{
 		{"read", tr.Read, 0, 1e7}, {"write", tr.Write, 0, 1e7},
 		{"daily", tr.Daily, 0, 0.99}, {"weekly", tr.Weekly, 0, 0.99}, {"noise", tr.Noise, 0, 0.99},
+		{"growth", tr.Growth, -0.5, 2},
 	}
 	for _, c := range checks {
 		if err := v.number(p+"."+c.k, c.x, c.lo, c.hi, c.k); err != nil {
