@@ -366,6 +366,47 @@ unless on (account, region, table)
 				`a setting, not a hot key nor a lack of capacity. Raise the maximum, or accept the cap it was set for.`,
 		},
 		{
+			Alert: "DynamoDBAccountProvisionedCapacityNearQuota", Severity: Warning, For: "15m",
+			Params: []Param{
+				{Name: "max_account_quota_utilization", Kind: Number, Default: "0.8", Doc: "Share of the account-level quota on provisioned capacity (every provisioned table and GSI of the region together) above which the region has too little room left to scale: AWS's recommended alarm on AccountProvisionedRead/WriteCapacityUtilization and AWS Config's dynamodb-throughput-limit-check both use 80%."},
+			},
+			// AWS's own figure (CloudWatch AccountProvisioned*Utilization,
+			// Maximum, slow tier): exact whatever tables the exporter
+			// monitors. Per account, region and dimension, no table: the
+			// quota is shared by every provisioned table and GSI. Threshold
+			// from AWS's recommended alarms (CloudWatch user guide,
+			// "Recommended alarms", DynamoDB) and AWS Config's
+			// dynamodb-throughput-limit-check (default 80 percent). The
+			// gauge moves only with UpdateTable (auto-scaling, operators):
+			// for 15m holds two slow-tier readings, so a short scale-out
+			// that is scaled back in does not raise a ticket.
+			Expr:    `dynamodb_account_provisioned_capacity_utilization_ratio[[sel]] > [[.P.max_account_quota_utilization]]`,
+			Summary: "The provisioned capacity of a DynamoDB account nears its account-level quota in a region.",
+			Description: `The provisioned {{ $labels.dimension }} capacity of every provisioned table and GSI of {{ $labels.account }} in {{ $labels.region }} is ` +
+				`{{ $value | humanizePercentage }} of the account-level quota` +
+				`{{ with printf "dynamodb_quota_account_max_capacity_units{account=%q, region=%q, dimension=%q}" $labels.account $labels.region $labels.dimension | query }} ({{ . | first | value | humanize }} units){{ end }} ` +
+				`(CloudWatch's account-level utilization, Maximum): once the total reaches the quota, UpdateTable and auto-scaling cannot raise any table or GSI of the region, ` +
+				`so capacity a table needs in its next rise cannot be reached. Request an account-level quota increase (hours to days) or free provisioned capacity on other tables.`,
+		},
+		{
+			Alert: "DynamoDBAutoScalingMaxAboveTableQuota", Severity: Warning, For: "15m",
+			// The autoscaling collector exports the ratio only while a
+			// scalable target's maximum is above the table-level quota
+			// DescribeLimits answered (the quota caps the table and each GSI
+			// on its own: "Quotas in Amazon DynamoDB"). Only provisioned
+			// tables: an on-demand table's leftover scalable target does not
+			// scale.
+			Expr: `dynamodb_autoscaling_max_over_table_quota_ratio[[sel]] > 1
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
+			Summary: "The auto-scaling maximum of a DynamoDB table or index is above the table-level quota, which caps it first.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.dimension }}: ` +
+				`its auto-scaling maximum is {{ $value | humanize }} times the table-level quota` +
+				`{{ with printf "dynamodb_quota_table_max_capacity_units{account=%q, region=%q, dimension=%q}" $labels.account $labels.region $labels.dimension | query }} ({{ . | first | value | humanize }} units per table and per GSI){{ end }}: ` +
+				`auto-scaling stops at the quota (UpdateTable above it is refused with LimitExceededException), so the capacity planned between the quota and the maximum cannot be reached when it is needed. ` +
+				`Request a table-level quota increase before the event the maximum was sized for (AWS grants it in hours to days), or lower the maximum to the quota.`,
+		},
+		{
 			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "10m",
 			Params: []Param{
 				latencyFactor, minLatency, latencyBaselineWindow},
