@@ -92,6 +92,9 @@ func records() []Rule {
 		// of a table, GSI back-pressure included (no cause metric of its own).
 		{Record: "dynamodb:throttle_events:rate_fast", Params: []Param{fastWindow}, Expr: fastRate("dynamodb_throttle_events_total")},
 		{Record: "dynamodb:throttle_events:rate", Params: p, Expr: stepRate("dynamodb_throttle_events_total")},
+		// The write throttle events of an index build (present only while
+		// the index is CREATING).
+		{Record: "dynamodb:gsi_backfill_throttle_events:rate", Params: p, Expr: stepRate("dynamodb_gsi_backfill_throttle_events_total")},
 		{Record: "dynamodb:throttle_events_by_cause:rate_fast", Params: []Param{fastWindow}, Expr: fastRate("dynamodb_throttle_events_by_cause_total")},
 		{Record: "dynamodb:read_utilization:ratio",
 			Expr: `dynamodb:consumed_read_capacity_units:rate
@@ -405,6 +408,25 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 				`{{ with printf "dynamodb_quota_table_max_capacity_units{account=%q, region=%q, dimension=%q}" $labels.account $labels.region $labels.dimension | query }} ({{ . | first | value | humanize }} units per table and per GSI){{ end }}: ` +
 				`auto-scaling stops at the quota (UpdateTable above it is refused with LimitExceededException), so the capacity planned between the quota and the maximum cannot be reached when it is needed. ` +
 				`Request a table-level quota increase before the event the maximum was sized for (AWS grants it in hours to days), or lower the maximum to the quota.`,
+		},
+		{
+			Alert: "DynamoDBGSIBackfillThrottling", Severity: Warning, For: "5m",
+			Params: []Param{minThrottles},
+			// The build of an index being added to the table and the
+			// table's ongoing writes share the new index's write capacity;
+			// beyond it both are throttled, the base table's writes included
+			// ("Managing Global Secondary Indexes", Amazon DynamoDB
+			// Developer Guide), and the build slows down. The exporter
+			// requests OnlineIndexThrottleEvents only while DescribeTable
+			// reports the index CREATING, so the series, and the alert, end
+			// with the build.
+			Expr: `sum by (account, region, table, index) (dynamodb:gsi_backfill_throttle_events:rate) > [[.P.min_throttles_per_second]]`,
+			Summary: "The build of a DynamoDB index being added to a table throttles, and holds back the table's writes.",
+			Description: `{{ $labels.table }} index {{ $labels.index }} ({{ $labels.account }}, {{ $labels.region }}): the build (backfill) of the index being added ` +
+				`throttles {{ $value | humanize }} write events/s (average over the rate window)` +
+				`{{ with printf "dynamodb_gsi_backfill_progress_ratio{account=%q, region=%q, table=%q, index=%q}" $labels.account $labels.region $labels.table $labels.index | query }} at {{ . | first | value | humanizePercentage }} done{{ end }}: ` +
+				`the build and the table's writes share the new index's write capacity, so the table's own writes are throttled too and the build takes longer. ` +
+				`Raise the index's write capacity (UpdateTable works during the build), or move the build to a quiet hour.`,
 		},
 		{
 			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "10m",

@@ -218,6 +218,10 @@ var replayCases = []replayCase{
 	// traffic: the quota truly caps the configured maximum.
 	{Scenario: "quota-capped-autoscaling", Duration: 2 * time.Hour, Expect: []expected{
 		{"DynamoDBAutoScalingMaxAboveTableQuota", "ledger-quota-capped", 0}}},
+	// An index build throttled from before the exporter's start until it
+	// ends at about +3h38m: the alert must end with it.
+	{Scenario: "gsi-backfill-throttled", Duration: 5 * time.Hour, Expect: []expected{
+		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0}}},
 	{Scenario: "exporter-faults", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBExporterAccessDenied", "demo/us-east-1", 0},
 		{"DynamoDBExporterCollectorFailing", "demo/us-east-1", 0},
@@ -248,7 +252,8 @@ var replayCases = []replayCase{
 		{"DynamoDBThrottlingStorm", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBThrottlingStorm", "tickets-spike/by-event", 2 * time.Hour},
 		{"DynamoDBLatencyAboveBaseline", "profiles-hotkey", time.Hour},
-		{"DynamoDBAutoScalingMaxAboveTableQuota", "ledger-quota-capped", 0}},
+		{"DynamoDBAutoScalingMaxAboveTableQuota", "ledger-quota-capped", 0},
+		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0}},
 		Gap: "profiles-hotkey: started at midnight, its hot key is under way at the exporter's start and under the partition limit: no key-range throttle (the latency rise of the +1h episode is seen against the baseline held since the start); it gets no cost advice either"},
 
 	// Quiet scenarios: healthy tables that look alarming at first sight.

@@ -86,6 +86,10 @@ func signals() map[string]signal {
 			queries: []query{
 				{expr: sel(c.AutoScalingMaxOverTableQuota, selTI), legend: "max / quota {{table}} {{index}} {{dimension}}"},
 			}},
+		"DynamoDBGSIBackfillThrottling": {unit: unitPerSec, lines: minThrottles("DynamoDBGSIBackfillThrottling"),
+			read: "write throttle events per second of the build of each index being added (average over the rate window), present only while DescribeTable reports the index CREATING; the dashed line is min_throttles_per_second. The table dashboard shows the build's progress.",
+			queries: []query{{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(rec("dynamodb:gsi_backfill_throttle_events:rate"), selTI)),
+				legend: "{{table}} {{index}}"}}},
 		"DynamoDBHotPartition": {unit: unitPerSec, lines: minThrottles("DynamoDBHotPartition"),
 			read:    "key-range throttle events per second by kind: one partition above 3,000 RCU or 1,000 WCU; the dashed line is min_throttles_per_second.",
 			queries: throttles("key_range_throughput")},
