@@ -92,6 +92,9 @@ func records() []Rule {
 		// of a table, GSI back-pressure included (no cause metric of its own).
 		{Record: "dynamodb:throttle_events:rate_fast", Params: []Param{fastWindow}, Expr: fastRate("dynamodb_throttle_events_total")},
 		{Record: "dynamodb:throttle_events:rate", Params: p, Expr: stepRate("dynamodb_throttle_events_total")},
+		// The write throttle events of an index build (present only while
+		// the index is CREATING).
+		{Record: "dynamodb:gsi_backfill_throttle_events:rate", Params: p, Expr: stepRate("dynamodb_gsi_backfill_throttle_events_total")},
 		{Record: "dynamodb:throttle_events_by_cause:rate_fast", Params: []Param{fastWindow}, Expr: fastRate("dynamodb_throttle_events_by_cause_total")},
 		{Record: "dynamodb:read_utilization:ratio",
 			Expr: `dynamodb:consumed_read_capacity_units:rate
@@ -364,6 +367,66 @@ unless on (account, region, table)
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) ` +
 				`throttles {{ $value | humanize }} {{ $labels.kind }} events/s (average over the fast window) at its configured on-demand maximum throughput: ` +
 				`a setting, not a hot key nor a lack of capacity. Raise the maximum, or accept the cap it was set for.`,
+		},
+		{
+			Alert: "DynamoDBAccountProvisionedCapacityNearQuota", Severity: Warning, For: "15m",
+			Params: []Param{
+				{Name: "max_account_quota_utilization", Kind: Number, Default: "0.8", Doc: "Share of the account-level quota on provisioned capacity (every provisioned table and GSI of the region together) above which the region has too little room left to scale: AWS's recommended alarm on AccountProvisionedRead/WriteCapacityUtilization and AWS Config's dynamodb-throughput-limit-check both use 80%."},
+			},
+			// AWS's own figure (CloudWatch AccountProvisioned*Utilization,
+			// Maximum, slow tier): exact whatever tables the exporter
+			// monitors. Per account, region and dimension, no table: the
+			// quota is shared by every provisioned table and GSI. Threshold
+			// from AWS's recommended alarms (CloudWatch user guide,
+			// "Recommended alarms", DynamoDB) and AWS Config's
+			// dynamodb-throughput-limit-check (default 80 percent). The
+			// gauge moves only with UpdateTable (auto-scaling, operators):
+			// for 15m holds two slow-tier readings, so a short scale-out
+			// that is scaled back in does not raise a ticket.
+			Expr:    `dynamodb_account_provisioned_capacity_utilization_ratio[[sel]] > [[.P.max_account_quota_utilization]]`,
+			Summary: "The provisioned capacity of a DynamoDB account nears its account-level quota in a region.",
+			Description: `The provisioned {{ $labels.dimension }} capacity of every provisioned table and GSI of {{ $labels.account }} in {{ $labels.region }} is ` +
+				`{{ $value | humanizePercentage }} of the account-level quota` +
+				`{{ with printf "dynamodb_quota_account_max_capacity_units{account=%q, region=%q, dimension=%q}" $labels.account $labels.region $labels.dimension | query }} ({{ . | first | value | humanize }} units){{ end }} ` +
+				`(CloudWatch's account-level utilization, Maximum): once the total reaches the quota, UpdateTable and auto-scaling cannot raise any table or GSI of the region, ` +
+				`so capacity a table needs in its next rise cannot be reached. Request an account-level quota increase (hours to days) or free provisioned capacity on other tables.`,
+		},
+		{
+			Alert: "DynamoDBAutoScalingMaxAboveTableQuota", Severity: Warning, For: "15m",
+			// The autoscaling collector exports the ratio only while a
+			// scalable target's maximum is above the table-level quota
+			// DescribeLimits answered (the quota caps the table and each GSI
+			// on its own: "Quotas in Amazon DynamoDB"). Only provisioned
+			// tables: an on-demand table's leftover scalable target does not
+			// scale.
+			Expr: `dynamodb_autoscaling_max_over_table_quota_ratio[[sel]] > 1
+and on (account, region, table)
+dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
+			Summary: "The auto-scaling maximum of a DynamoDB table or index is above the table-level quota, which caps it first.",
+			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.dimension }}: ` +
+				`its auto-scaling maximum is {{ $value | humanize }} times the table-level quota` +
+				`{{ with printf "dynamodb_quota_table_max_capacity_units{account=%q, region=%q, dimension=%q}" $labels.account $labels.region $labels.dimension | query }} ({{ . | first | value | humanize }} units per table and per GSI){{ end }}: ` +
+				`auto-scaling stops at the quota (UpdateTable above it is refused with LimitExceededException), so the capacity planned between the quota and the maximum cannot be reached when it is needed. ` +
+				`Request a table-level quota increase before the event the maximum was sized for (AWS grants it in hours to days), or lower the maximum to the quota.`,
+		},
+		{
+			Alert: "DynamoDBGSIBackfillThrottling", Severity: Warning, For: "5m",
+			Params: []Param{minThrottles},
+			// The build of an index being added to the table and the
+			// table's ongoing writes share the new index's write capacity;
+			// beyond it both are throttled, the base table's writes included
+			// ("Managing Global Secondary Indexes", Amazon DynamoDB
+			// Developer Guide), and the build slows down. The exporter
+			// requests OnlineIndexThrottleEvents only while DescribeTable
+			// reports the index CREATING, so the series, and the alert, end
+			// with the build.
+			Expr: `sum by (account, region, table, index) (dynamodb:gsi_backfill_throttle_events:rate) > [[.P.min_throttles_per_second]]`,
+			Summary: "The build of a DynamoDB index being added to a table throttles, and holds back the table's writes.",
+			Description: `{{ $labels.table }} index {{ $labels.index }} ({{ $labels.account }}, {{ $labels.region }}): the build (backfill) of the index being added ` +
+				`throttles {{ $value | humanize }} write events/s (average over the rate window)` +
+				`{{ with printf "dynamodb_gsi_backfill_progress_ratio{account=%q, region=%q, table=%q, index=%q}" $labels.account $labels.region $labels.table $labels.index | query }} at {{ . | first | value | humanizePercentage }} done{{ end }}: ` +
+				`the build and the table's writes share the new index's write capacity, so the table's own writes are throttled too and the build takes longer. ` +
+				`Raise the index's write capacity (UpdateTable works during the build), or move the build to a quiet hour.`,
 		},
 		{
 			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "10m",

@@ -50,33 +50,35 @@ var showFirings = flag.Bool("replay.firings", false, "log every alert series tha
 // CloudWatch's delay, the collectors' cadence and the rule's window and
 // `for` included.
 var promisedDelay = map[string]time.Duration{
-	"DynamoDBThrottlingStorm":                 15 * time.Minute,             // ~4m to reach the exporter + the fast window crossing (1-3m) + for 1m, typically 6-11m (20m at the 5m cadence: two cycles)
-	"DynamoDBProvisionedThroughputThrottling": 20 * time.Minute,             // 1-3m CloudWatch + a 5m collection cycle + the rate window filling + for 5m
-	"DynamoDBAutoScalingMaxTooLow":            15 * time.Minute,             // ~4m to reach the exporter + provisioned plus throttled above max over the fast window + for 2m
-	"DynamoDBHotPartition":                    10 * time.Minute,             // ~4m to reach the exporter + the fast window + for 2m
-	"DynamoDBOnDemandFlashCrowd":              15 * time.Minute,             // as DynamoDBHotPartition, with the demand against the previous peak
-	"DynamoDBOnDemandMaxThroughputReached":    15 * time.Minute,             // ~4m to reach the exporter + the fast window + for 2m
-	"DynamoDBAutoScalingTooSlowForSpikes":     2 * time.Hour,                // the capacity collector's first evaluation of the history, or its hourly evaluation after a live rise
-	"DynamoDBAutoScalingTooSensitive":         2 * time.Hour,                // the capacity collector's first evaluation + for 1h
-	"DynamoDBLatencyAboveBaseline":            30 * time.Minute,             // for 15m
-	"DynamoDBTargetUtilizationTooHigh":        90 * time.Minute,             // first scale-out throttle + for 1h
-	"DynamoDBOnDemandSustainedWorkload":       7 * time.Hour,                // hourly capacity collector + for 6h
-	"DynamoDBBillingModeChurn":                15 * time.Minute,             // DescribeTable cadence after the switch
-	"DynamoDBSurgeBecameBaseline":             2 * time.Hour,                // hourly capacity collector + for 1h
-	"DynamoDBModeSwitchRegressed":             2 * time.Hour,                // the capacity collector's first evaluation (the first fetch of the history), then hourly
-	"DynamoDBReadWriteRatioDrift":             7 * time.Hour,                // hourly capacity collector + for 6h
-	"DynamoDBTTLValuesNeverExpire":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
-	"DynamoDBTTLAttributeNameMismatch":        2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
-	"DynamoDBTTLAttributeMissingRising":       3 * time.Hour,                // hourly TTL sample + enough items without the attribute in it + for 30m
-	"DynamoDBTTLNotDeleting":                  2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
-	"DynamoDBTTLDeletionLagging":              7 * time.Hour,                // hourly TTL sample + for 6h
-	"DynamoDBTTLRetentionBehindWrites":        7 * time.Hour,                // from the start on a table older than 30 days (the deletion counter's first steps + for 6h), or once the exporter's history holds the growth window (1d): DescribeTable's refresh + for 6h
-	"DynamoDBTTLDeletingLiveData":             time.Hour,                    // within the first hour of deletions
-	"DynamoDBExporterDown":                    7 * time.Minute,              // a failed scrape (one scrape interval) + an evaluation + for 5m
-	"DynamoDBExporterCollectorFailing":        30 * time.Minute,
-	"DynamoDBExporterAccessDenied":            15 * time.Minute,
-	"DynamoDBExporterCloudWatchThrottled":     30 * time.Minute,
-	"DynamoDBExporterTTLSamplerOutOfBudget":   time.Hour,
+	"DynamoDBThrottlingStorm":                     15 * time.Minute,             // ~4m to reach the exporter + the fast window crossing (1-3m) + for 1m, typically 6-11m (20m at the 5m cadence: two cycles)
+	"DynamoDBProvisionedThroughputThrottling":     20 * time.Minute,             // 1-3m CloudWatch + a 5m collection cycle + the rate window filling + for 5m
+	"DynamoDBAutoScalingMaxTooLow":                15 * time.Minute,             // ~4m to reach the exporter + provisioned plus throttled above max over the fast window + for 2m
+	"DynamoDBHotPartition":                        10 * time.Minute,             // ~4m to reach the exporter + the fast window + for 2m
+	"DynamoDBOnDemandFlashCrowd":                  15 * time.Minute,             // as DynamoDBHotPartition, with the demand against the previous peak
+	"DynamoDBOnDemandMaxThroughputReached":        15 * time.Minute,             // ~4m to reach the exporter + the fast window + for 2m
+	"DynamoDBAutoScalingTooSlowForSpikes":         2 * time.Hour,                // the capacity collector's first evaluation of the history, or its hourly evaluation after a live rise
+	"DynamoDBAutoScalingTooSensitive":             2 * time.Hour,                // the capacity collector's first evaluation + for 1h
+	"DynamoDBAccountProvisionedCapacityNearQuota": 30 * time.Minute,             // slow tier (up to 13m) + for 15m
+	"DynamoDBAutoScalingMaxAboveTableQuota":       30 * time.Minute,             // DescribeLimits at the first tables run, the next autoscaling run (5m) + for 15m
+	"DynamoDBLatencyAboveBaseline":                30 * time.Minute,             // for 15m
+	"DynamoDBTargetUtilizationTooHigh":            90 * time.Minute,             // first scale-out throttle + for 1h
+	"DynamoDBOnDemandSustainedWorkload":           7 * time.Hour,                // hourly capacity collector + for 6h
+	"DynamoDBBillingModeChurn":                    15 * time.Minute,             // DescribeTable cadence after the switch
+	"DynamoDBSurgeBecameBaseline":                 2 * time.Hour,                // hourly capacity collector + for 1h
+	"DynamoDBModeSwitchRegressed":                 2 * time.Hour,                // the capacity collector's first evaluation (the first fetch of the history), then hourly
+	"DynamoDBReadWriteRatioDrift":                 7 * time.Hour,                // hourly capacity collector + for 6h
+	"DynamoDBTTLValuesNeverExpire":                2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
+	"DynamoDBTTLAttributeNameMismatch":            2*time.Hour + 15*time.Minute, // hourly TTL sample + for 1h
+	"DynamoDBTTLAttributeMissingRising":           3 * time.Hour,                // hourly TTL sample + enough items without the attribute in it + for 30m
+	"DynamoDBTTLNotDeleting":                      2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
+	"DynamoDBTTLDeletionLagging":                  7 * time.Hour,                // hourly TTL sample + for 6h
+	"DynamoDBTTLRetentionBehindWrites":            7 * time.Hour,                // from the start on a table older than 30 days (the deletion counter's first steps + for 6h), or once the exporter's history holds the growth window (1d): DescribeTable's refresh + for 6h
+	"DynamoDBTTLDeletingLiveData":                 time.Hour,                    // within the first hour of deletions
+	"DynamoDBExporterDown":                        7 * time.Minute,              // a failed scrape (one scrape interval) + an evaluation + for 5m
+	"DynamoDBExporterCollectorFailing":            30 * time.Minute,
+	"DynamoDBExporterAccessDenied":                15 * time.Minute,
+	"DynamoDBExporterCloudWatchThrottled":         30 * time.Minute,
+	"DynamoDBExporterTTLSamplerOutOfBudget":       time.Hour,
 }
 
 // at5mExtra is what an alert's promise grows by at the 5m cadence, where a
@@ -212,6 +214,14 @@ var replayCases = []replayCase{
 		{"DynamoDBTTLAttributeNameMismatch", "sessions-ttl-deploy", 0}}},
 	{Scenario: "ttl-retention-collapse", Duration: 6 * time.Hour, Expect: []expected{
 		{"DynamoDBTTLDeletingLiveData", "orders-ttl-collapse", time.Hour + 40*time.Minute}}},
+	// A write maximum of 50,000 over the 40,000 table-level quota, quiet
+	// traffic: the quota truly caps the configured maximum.
+	{Scenario: "quota-capped-autoscaling", Duration: 2 * time.Hour, Expect: []expected{
+		{"DynamoDBAutoScalingMaxAboveTableQuota", "ledger-quota-capped", 0}}},
+	// An index build throttled from before the exporter's start until it
+	// ends at about +3h38m: the alert must end with it.
+	{Scenario: "gsi-backfill-throttled", Duration: 5 * time.Hour, Expect: []expected{
+		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0}}},
 	{Scenario: "exporter-faults", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBExporterAccessDenied", "demo/us-east-1", 0},
 		{"DynamoDBExporterCollectorFailing", "demo/us-east-1", 0},
@@ -241,7 +251,9 @@ var replayCases = []replayCase{
 		{"DynamoDBAutoScalingMaxTooLow", "tickets-spike/by-event", 0},
 		{"DynamoDBThrottlingStorm", "tickets-spike", 2 * time.Hour},
 		{"DynamoDBThrottlingStorm", "tickets-spike/by-event", 2 * time.Hour},
-		{"DynamoDBLatencyAboveBaseline", "profiles-hotkey", time.Hour}},
+		{"DynamoDBLatencyAboveBaseline", "profiles-hotkey", time.Hour},
+		{"DynamoDBAutoScalingMaxAboveTableQuota", "ledger-quota-capped", 0},
+		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0}},
 		Gap: "profiles-hotkey: started at midnight, its hot key is under way at the exporter's start and under the partition limit: no key-range throttle (the latency rise of the +1h episode is seen against the baseline held since the start); it gets no cost advice either"},
 
 	// Quiet scenarios: healthy tables that look alarming at first sight.

@@ -86,6 +86,9 @@ const (
 	TablePITREnabled                   = "dynamodb_table_pitr_enabled"
 	TablePITREarliestRestorable        = "dynamodb_table_pitr_earliest_restorable_timestamp_seconds"
 	TablePITRRecoveryPeriod            = "dynamodb_table_pitr_recovery_period_seconds"
+	GSIBackfillProgress                = "dynamodb_gsi_backfill_progress_ratio"
+	GSIBackfillConsumedWriteUnitsTotal = "dynamodb_gsi_backfill_consumed_write_capacity_units_total"
+	GSIBackfillThrottleEventsTotal     = "dynamodb_gsi_backfill_throttle_events_total"
 	QuotaAccountMaxCapacityUnits       = "dynamodb_quota_account_max_capacity_units"
 	AccountProvisionedUtilization      = "dynamodb_account_provisioned_capacity_utilization_ratio"
 	QuotaTableMaxCapacityUnits         = "dynamodb_quota_table_max_capacity_units"
@@ -134,6 +137,9 @@ const (
 
 // pitrNote says how stale the PITR families may be.
 const pitrNote = " Read once an hour per table (the setting changes rarely and DescribeContinuousBackups is limited to 10 calls a second)."
+
+// backfillNote says when the index-build families exist.
+const backfillNote = " Present only while DescribeTable reports the index CREATING (CloudWatch is asked for the index-build metrics only then); gone once the index is ACTIVE."
 
 // limitsNote says how stale the quota families may be.
 const limitsNote = " Read once an hour per account and region (quotas change only when AWS grants an increase)."
@@ -192,6 +198,18 @@ var awsFamilies = []Family{
 	{UserErrorsTotal, Counter,
 		"Requests in the account and region that failed with an HTTP 400, since the exporter started; AWS publishes this only per region." + backgroundNote,
 		[]string{LabelAccount, LabelRegion}, "requests", "CloudWatch UserErrors, Sum"},
+	// The build of an index added to an existing table: requested only
+	// while DescribeTable reports the index CREATING (backfillNote).
+	{GSIBackfillProgress, Gauge,
+		"Progress of the build of a global secondary index being added to the table, from 0 to 1: the share of the table's items processed." + backfillNote + backgroundNote,
+		indexLabels, "ratio", "CloudWatch OnlineIndexPercentageProgress (Maximum) / 100"},
+	{GSIBackfillConsumedWriteUnitsTotal, Counter,
+		"Write capacity units the build of a global secondary index being added to the table consumed since the exporter started watching it; not part of the index's dynamodb_consumed_write_capacity_units_total." + backfillNote + backgroundNote,
+		indexLabels, "capacity units", "CloudWatch OnlineIndexConsumedWriteCapacity, Sum"},
+	{GSIBackfillThrottleEventsTotal, Counter,
+		"Write throttle events while a global secondary index being added to the table is built, since the exporter started watching it: the build and the table's writes share the new index's write capacity, so they hold back the base table's writes too; not part of dynamodb_throttle_events_total; stays flat while CloudWatch proves there were none." + backfillNote + backgroundNote,
+		indexLabels, "events", "CloudWatch OnlineIndexThrottleEvents, Sum"},
+
 	{TTLDeletedItemsTotal, Counter,
 		"Items deleted by Time to Live since the exporter started watching the table." + backgroundNote,
 		tableLabels, "items", "CloudWatch TimeToLiveDeletedItemCount, Sum"},

@@ -107,6 +107,8 @@ func (k seriesKey) listKey() listKey {
 		}
 	case perTable, perTableOnlyIndexLabel:
 		lk.table, lk.dims = k.table, dimTable
+	case perBuildingIndex:
+		lk.table, lk.index, lk.dims = k.table, k.index, dimTable|dimIndex
 	case perOperation:
 		lk.table, lk.operation, lk.dims = k.table, k.operation, dimTable|dimOperation
 	}
@@ -131,6 +133,10 @@ func (k seriesKey) dimensions() []cwtypes.Dimension {
 		return []cwtypes.Dimension{{Name: nameTableName, Value: aws.String(k.table)}}
 	case perTable, perTableOnlyIndexLabel:
 		return []cwtypes.Dimension{{Name: nameTableName, Value: aws.String(k.table)}}
+	case perBuildingIndex:
+		return []cwtypes.Dimension{
+			{Name: nameTableName, Value: aws.String(k.table)},
+			{Name: nameIndexName, Value: aws.String(k.index)}}
 	case perOperation:
 		return []cwtypes.Dimension{
 			{Name: nameTableName, Value: aws.String(k.table)},
@@ -143,7 +149,7 @@ func (k seriesKey) dimensions() []cwtypes.Dimension {
 func (k seriesKey) appendLabelValues(lv []string, t *awsclient.Target) []string {
 	s := specs[k.spec]
 	switch s.shape {
-	case perTableAndIndex, perTableOnlyIndexLabel:
+	case perTableAndIndex, perTableOnlyIndexLabel, perBuildingIndex:
 		lv = append(lv, t.Account, t.Region, k.table, k.index)
 	case perTable:
 		lv = append(lv, t.Account, t.Region, k.table)
@@ -968,6 +974,12 @@ func plan(tables []*Table, account bool, listed map[listKey]struct{}, possible p
 					addFor(tb, seriesKey{spec: i, table: tb.Name})
 					for _, idx := range indexes[j] {
 						addFor(tb, seriesKey{spec: i, table: tb.Name, index: idx})
+					}
+				}
+			case perBuildingIndex:
+				for _, tb := range tables {
+					for _, idx := range tb.BuildingIndexNames() {
+						add(seriesKey{spec: i, table: tb.Name, index: idx})
 					}
 				}
 			case perOperation:

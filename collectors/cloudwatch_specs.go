@@ -26,6 +26,11 @@ const (
 	// perTableOnlyIndexLabel: TableName only, in a family labelled by
 	// index (the index label is empty).
 	perTableOnlyIndexLabel
+	// perBuildingIndex: TableName and GlobalSecondaryIndexName, only for
+	// the indexes DescribeTable reports CREATING (an index being added to
+	// an existing table): the index-build metrics stay listed for weeks
+	// after a build, and are worth a query only during it.
+	perBuildingIndex
 )
 
 // valueKind says how CloudWatch values become the family's value.
@@ -142,6 +147,16 @@ var metricTiers = map[string]Tier{
 	"SystemErrors":                             FastTier,
 	"UserErrors":                               FastTier,
 	"TimeToLiveDeletedItemCount":               FastTier,
+
+	// The index-build metrics, only while an index is CREATING: its event
+	// counters fast, so that a build that throttles (and holds back the
+	// table's writes) is seen within minutes; its progress, a gauge that
+	// moves over hours, slow. 2 metrics a minute and 1 every 10 minutes
+	// per index being built (about $0.0013 an hour of build at $0.01 per
+	// 1,000), nothing otherwise.
+	"OnlineIndexPercentageProgress":    SlowTier,
+	"OnlineIndexConsumedWriteCapacity": FastTier,
+	"OnlineIndexThrottleEvents":        FastTier,
 }
 
 // throttleCauses maps the CloudWatch name part of each cause-specific throttle
@@ -194,6 +209,12 @@ var specs = func() []metricSpec {
 		metricSpec{metric: "SuccessfulRequestLatency", stat: "p99", shape: perOperation, family: catalogue.SuccessfulRequestLatencyP99, kind: millisecondsGauge},
 		metricSpec{metric: "TimeToLiveDeletedItemCount", stat: "Sum", shape: perTable, family: catalogue.TTLDeletedItemsTotal, kind: sumCounter},
 		metricSpec{metric: "UserErrors", stat: "Sum", shape: perAccount, family: catalogue.UserErrorsTotal, kind: sumCounter},
+		// The build of an index added to an existing table ("DynamoDB
+		// metrics and dimensions", Amazon DynamoDB Developer Guide:
+		// dimensions TableName and GlobalSecondaryIndexName).
+		metricSpec{metric: "OnlineIndexPercentageProgress", stat: "Maximum", shape: perBuildingIndex, family: catalogue.GSIBackfillProgress, kind: percentGauge},
+		metricSpec{metric: "OnlineIndexConsumedWriteCapacity", stat: "Sum", shape: perBuildingIndex, family: catalogue.GSIBackfillConsumedWriteUnitsTotal, kind: sumCounter},
+		metricSpec{metric: "OnlineIndexThrottleEvents", stat: "Sum", shape: perBuildingIndex, family: catalogue.GSIBackfillThrottleEventsTotal, kind: sumCounter},
 		// The account's provisioned utilization: exact whatever tables the
 		// exporter monitors, where the sum of dynamodb_provisioned_* over
 		// the quota counts only the monitored ones. AccountMaxReads,

@@ -130,3 +130,45 @@ func TestTierAssignment(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanAsksForIndexBuildsOnlyWhileCreating: the OnlineIndex metrics are
+// candidates only for an index DescribeTable reports CREATING; an ACTIVE
+// index whose build CloudWatch still lists, an index without a status (an
+// older answer) and a table not described yet get none.
+func TestPlanAsksForIndexBuildsOnlyWhileCreating(t *testing.T) {
+	gsi := func(name string, st types.IndexStatus) types.GlobalSecondaryIndexDescription {
+		return types.GlobalSecondaryIndexDescription{IndexName: aws.String(name), IndexStatus: st}
+	}
+	tables := []*Table{
+		{Name: "orders", Description: &types.TableDescription{GlobalSecondaryIndexes: []types.GlobalSecondaryIndexDescription{
+			gsi("by-customer", types.IndexStatusCreating), gsi("by-date", types.IndexStatusActive), gsi("by-old", "")}}},
+		{Name: "undescribed"},
+	}
+	listed := map[listKey]struct{}{}
+	for _, idx := range []string{"by-customer", "by-date"} {
+		listed[listKeyOf("OnlineIndexThrottleEvents", toDims([]cwDim{{"TableName", "orders"}, {"GlobalSecondaryIndexName", idx}}))] = struct{}{}
+	}
+	p := plan(tables, false, listed, currentMode)
+	got := map[string]bool{}
+	for _, ks := range [][]seriesKey{p.Queried, p.ProvenZero} {
+		for _, k := range ks {
+			if specs[k.spec].shape == perBuildingIndex {
+				got[specs[k.spec].metric+"/"+k.table+"/"+k.index] = true
+			}
+		}
+	}
+	want := []string{"OnlineIndexPercentageProgress/orders/by-customer", "OnlineIndexConsumedWriteCapacity/orders/by-customer", "OnlineIndexThrottleEvents/orders/by-customer"}
+	if len(got) != len(want) {
+		t.Errorf("index-build series %v, want %v", got, want)
+	}
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("%s not planned; planned %v", w, got)
+		}
+	}
+	for _, k := range p.Queried {
+		if specs[k.spec].shape == perBuildingIndex && (k.index != "by-customer" || specs[k.spec].metric != "OnlineIndexThrottleEvents") {
+			t.Errorf("queried %+v: only the listed throttle events of the building index are", k)
+		}
+	}
+}

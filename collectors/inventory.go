@@ -42,6 +42,24 @@ func (t *Table) IndexNames() []string {
 	return out
 }
 
+// BuildingIndexNames returns, sorted, the names of the table's global
+// secondary indexes that DescribeTable reports CREATING: indexes being
+// added to the table, whose build (backfill) publishes the OnlineIndex
+// CloudWatch metrics. An index without a status is not building.
+func (t *Table) BuildingIndexNames() []string {
+	if t.Description == nil {
+		return nil
+	}
+	var out []string
+	for _, g := range t.Description.GlobalSecondaryIndexes {
+		if g.IndexName != nil && g.IndexStatus == types.IndexStatusCreating {
+			out = append(out, *g.IndexName)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Unknown is the label value shown for an enum value AWS answers that the
 // SDK the exporter was built with does not know (a billing mode or TTL
 // status added later, or a malformed answer): the table stays monitored.

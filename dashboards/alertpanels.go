@@ -38,6 +38,11 @@ func RunbookLine(alert string) string {
 		alert, AlertPanelPath(alert))
 }
 
+// perAccount are the alerts outside the exporter's group that are per
+// account and region, not per table (a quota shared by every table of the
+// region): their panel's condition is not narrowed to the selected tables.
+var perAccount = map[string]bool{"DynamoDBAccountProvisionedCapacityNearQuota": true}
+
 // signal is what an alert's panel draws besides the alert's own expression:
 // the quantity the alert watches, with its threshold.
 type signal struct {
@@ -73,6 +78,18 @@ func signals() map[string]signal {
 				{expr: sel(maxUtilization, selTI), legend: "consumed / max {{table}} {{index}} {{dimension}}"},
 				{expr: sel(c.AutoScalingTargetUtilization, selTI), legend: "target {{table}} {{index}} {{dimension}}"},
 			}},
+		"DynamoDBAccountProvisionedCapacityNearQuota": {unit: unitPercent, lines: []float64{number("DynamoDBAccountProvisionedCapacityNearQuota", "max_account_quota_utilization")},
+			read:    "the provisioned capacity of every provisioned table and GSI of the account in the region over its account-level quota, by dimension (CloudWatch's own figure, whatever tables the exporter monitors); the dashed line is max_account_quota_utilization.",
+			queries: []query{{expr: sel(c.AccountProvisionedUtilization, selAR), legend: "{{dimension}} {{account}} {{region}}"}}},
+		"DynamoDBAutoScalingMaxAboveTableQuota": {unit: unitRatio, lines: []float64{1},
+			read: "the auto-scaling maximum over the table-level quota, by table, index and dimension, present only while above 1 (the dashed line): the quota, not the maximum, caps auto-scaling.",
+			queries: []query{
+				{expr: sel(c.AutoScalingMaxOverTableQuota, selTI), legend: "max / quota {{table}} {{index}} {{dimension}}"},
+			}},
+		"DynamoDBGSIBackfillThrottling": {unit: unitPerSec, lines: minThrottles("DynamoDBGSIBackfillThrottling"),
+			read: "write throttle events per second of the build of each index being added (average over the rate window), present only while DescribeTable reports the index CREATING; the dashed line is min_throttles_per_second. The table dashboard shows the build's progress.",
+			queries: []query{{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(rec("dynamodb:gsi_backfill_throttle_events:rate"), selTI)),
+				legend: "{{table}} {{index}}"}}},
 		"DynamoDBHotPartition": {unit: unitPerSec, lines: minThrottles("DynamoDBHotPartition"),
 			read:    "key-range throttle events per second by kind: one partition above 3,000 RCU or 1,000 WCU; the dashed line is min_throttles_per_second.",
 			queries: throttles("key_range_throughput")},
@@ -211,7 +228,7 @@ func packAlerts() ([]packAlert, error) {
 // the alert's own expression.
 func alertPanel(a packAlert, s signal, known bool) panel {
 	own := a.expr
-	if a.group != exporterGroup {
+	if a.group != exporterGroup && !perAccount[a.name] {
 		own = fmt.Sprintf("(\n%s\n)\nand on (%s)\n%s", a.expr, byT, sel(c.TableInfo, selT))
 	}
 	forText := a.forText

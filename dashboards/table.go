@@ -67,6 +67,23 @@ func tableBoard() board {
 				{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(consumedWriteRate, selTI)), legend: "consumed write {{index}}"},
 			}},
 	}
+	builds := "[$__rate_interval]"
+	capacity = append(capacity,
+		panel{kind: timeSeries, title: "Index build (backfill): progress", unit: unitPercent,
+			description: "Progress of the build of each global secondary index being added to the table (CloudWatch OnlineIndexPercentageProgress), " +
+				"present only while DescribeTable reports the index CREATING: the exporter asks CloudWatch for it only then. A build slowed by throttling " +
+				"climbs slowly (next panel); the line ends when the index is ACTIVE.",
+			queries: []query{{expr: sel(c.GSIBackfillProgress, selTI), legend: "{{index}}"}}},
+		panel{kind: timeSeries, title: "Index build (backfill): write units consumed and throttle events per second", unit: unitPerSec,
+			lines: []float64{number("DynamoDBGSIBackfillThrottling", "min_throttles_per_second")},
+			description: "Write capacity units the build consumes and its write throttle events, per second (CloudWatch OnlineIndexConsumedWriteCapacity and " +
+				"OnlineIndexThrottleEvents): the build and the table's writes share the new index's write capacity, so a build that throttles holds back " +
+				"the table's writes too (alert DynamoDBGSIBackfillThrottling; the dashed line is its min_throttles_per_second). Present only while an index is built.",
+			queries: []query{
+				{expr: fmt.Sprintf("rate(%s%s)", sel(c.GSIBackfillConsumedWriteUnitsTotal, selTI), builds), legend: "consumed {{index}}"},
+				{expr: fmt.Sprintf("rate(%s%s)", sel(c.GSIBackfillThrottleEventsTotal, selTI), builds), legend: "throttled {{index}}"},
+			}},
+	)
 	latency := []panel{
 		{kind: timeSeries, title: "p99 latency against its own baseline", unit: unitSeconds, width: 24,
 			lines: []float64{number("DynamoDBLatencyAboveBaseline", "min_latency_seconds")},

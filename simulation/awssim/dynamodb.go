@@ -80,6 +80,7 @@ type (
 		KeySchema             []ddbKeyElement
 		Projection            ddbProjection
 		IndexStatus           string
+		Backfilling           *bool `json:",omitempty"`
 		ProvisionedThroughput ddbThroughputDesc
 		IndexSizeBytes        int64
 		ItemCount             int64
@@ -208,11 +209,14 @@ func (s *Server) describeTable(region string, t *Table) ddbTableDescription {
 	for _, a := range t.AttributeDefinitions {
 		d.AttributeDefinitions = append(d.AttributeDefinitions, ddbAttributeDefinition(a))
 	}
-	for _, g := range t.GSIs {
+	for i := range t.GSIs {
+		g := &t.GSIs[i]
+		status, backfilling := s.indexStatus(region, t, g, now)
 		gd := ddbGSIDescription{
 			IndexName:             g.IndexName,
 			Projection:            ddbProjection{ProjectionType: g.ProjectionType},
-			IndexStatus:           g.Status,
+			IndexStatus:           status,
+			Backfilling:           backfilling,
 			ProvisionedThroughput: throughputDesc(g.Throughput, od, now),
 			IndexSizeBytes:        g.SizeBytes,
 			ItemCount:             g.ItemCount,

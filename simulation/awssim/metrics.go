@@ -274,7 +274,7 @@ func (s *Server) allSources() []MetricSource {
 	s.srcMu.RLock()
 	defer s.srcMu.RUnlock()
 	out := append([]MetricSource{s.metrics}, s.sources...)
-	return append(out, idleConsumed{srv: s}, accountMetrics{srv: s})
+	return append(out, idleConsumed{srv: s}, accountMetrics{srv: s}, backfillMetrics{srv: s})
 }
 
 // idleConsumed is DynamoDB's rule that an idle table or global secondary

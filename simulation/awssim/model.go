@@ -12,6 +12,7 @@ const (
 
 	StatusActive   = "ACTIVE"
 	StatusUpdating = "UPDATING"
+	StatusCreating = "CREATING"
 
 	TTLEnabled   = "ENABLED"
 	TTLEnabling  = "ENABLING"
@@ -82,6 +83,10 @@ type GlobalSecondaryIndex struct {
 	Throughput     Throughput // ignored (0/0) while the table is on-demand
 	OnDemand       OnDemandThroughput
 	Warm           WarmThroughput
+	// Backfill, when set, is the index's build after it was added to an
+	// existing table: DescribeTable reports it CREATING (Backfilling true)
+	// until the build ends, then ACTIVE, whatever Status says (backfill.go).
+	Backfill *Backfill
 }
 
 // TimeToLive is a table's TTL setting.

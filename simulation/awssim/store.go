@@ -98,6 +98,9 @@ func (s *Server) PutTable(region string, t Table) error {
 		if g.ProjectionType == "" {
 			g.ProjectionType = "ALL"
 		}
+		if b := g.Backfill; b != nil && (b.Units <= 0 || b.Pace <= 0 || b.Writes < 0) {
+			return fmt.Errorf("awssim: put table %s: index %s: a backfill needs units and a pace above 0 and writes of at least 0", t.Name, g.IndexName)
+		}
 		if len(g.KeySchema) == 0 {
 			g.KeySchema = []KeyElement{{AttributeName: g.IndexName + "_pk", KeyType: "HASH"}}
 		}
@@ -170,6 +173,10 @@ func cloneTable(t Table) Table {
 	t.GSIs = slices.Clone(t.GSIs)
 	for i := range t.GSIs {
 		t.GSIs[i].KeySchema = slices.Clone(t.GSIs[i].KeySchema)
+		if b := t.GSIs[i].Backfill; b != nil {
+			c := *b
+			t.GSIs[i].Backfill = &c
+		}
 	}
 	t.Tags = maps.Clone(t.Tags)
 	t.PayPerRequestSwitches = slices.Clone(t.PayPerRequestSwitches)

@@ -132,9 +132,14 @@ func (e *Engine) install(t *tableSim) error {
 	if t.onDemand {
 		tb.BillingMode, tb.LastUpdateToPayPerRequestDateTime = awssim.BillingPayPerRequest, created
 	}
-	for _, en := range t.ents[1:] {
-		tb.GSIs = append(tb.GSIs, awssim.GlobalSecondaryIndex{IndexName: en.index,
-			Throughput: awssim.Throughput{ReadCapacityUnits: int64(en.dirs[0].cap), WriteCapacityUnits: int64(en.dirs[1].cap)}})
+	for i, en := range t.ents[1:] {
+		g := awssim.GlobalSecondaryIndex{IndexName: en.index,
+			Throughput: awssim.Throughput{ReadCapacityUnits: int64(en.dirs[0].cap), WriteCapacityUnits: int64(en.dirs[1].cap)}}
+		if b := s.GSIs[i].Backfill; b != nil {
+			g.Backfill = &awssim.Backfill{Start: minuteTime(e.start).Add(b.Start.D()), Units: b.Units, Pace: b.Pace,
+				Writes: s.Traffic.Write * s.GSIs[i].Share.Write}
+		}
+		tb.GSIs = append(tb.GSIs, g)
 	}
 	if tt := s.TTL; tt != nil {
 		enabledAt := created

@@ -98,6 +98,25 @@ type GSISpec struct {
 	Share       *ReadWrite   `yaml:"share"`
 	HotKeyShare float64      `yaml:"hot_key_share"`
 	AutoScaling *ScalingSpec `yaml:"auto_scaling"`
+	// Backfill, when set, makes the index one being added to the table:
+	// CREATING with Backfilling true until its build ends, then ACTIVE,
+	// with the OnlineIndex CloudWatch metrics of the build (awssim.Backfill).
+	Backfill *BackfillSpec `yaml:"backfill"`
+}
+
+// BackfillSpec is the build of an index added to an existing table. The
+// index's write capacity (Capacity.Write) serves the table's writes into
+// the index first (the table's base write rate times Share.Write), then
+// the build; what both ask beyond it is throttled.
+type BackfillSpec struct {
+	// Start is when the index was added (an offset; default the
+	// scenario's start).
+	Start Offset `yaml:"start"`
+	// Units is the write units the build writes into the index (default:
+	// the table's item count, a unit per item of up to 1 KB).
+	Units float64 `yaml:"units"`
+	// Pace is the write units per second the build asks for.
+	Pace float64 `yaml:"pace"`
 }
 
 // ScalingSpec is target-tracking auto-scaling of each dimension.

@@ -303,3 +303,29 @@ func TestExporterFaults(t *testing.T) {
 		t.Errorf("consumed capacity of the deleted table after deletion: %v", n)
 	}
 }
+
+// TestGSIBackfillThrottled: the index being added is CREATING with
+// Backfilling true, its build throttles (80 WCU serve the table's 50 units/s
+// first, the build gets 30 of the 150 it asks), its progress climbs 0.36
+// points a minute, and it is ACTIVE once the build ends (about +3h38m).
+func TestGSIBackfillThrottled(t *testing.T) {
+	r := newRig(t, builtin(t, "gsi-backfill-throttled"))
+	start := r.eng.Start()
+	g := r.describe(t, "orders-gsi-backfill").Table.GlobalSecondaryIndexes[0]
+	if g.IndexStatus != ddbtypes.IndexStatusCreating || !aws.ToBool(g.Backfilling) {
+		t.Fatalf("by-customer at the start: %s backfilling %v, want CREATING and true", g.IndexStatus, g.Backfilling)
+	}
+	r.advance(t, time.Hour)
+	dims := map[string]string{"TableName": "orders-gsi-backfill", "GlobalSecondaryIndexName": "by-customer"}
+	if _, vs := r.series(t, "OnlineIndexThrottleEvents", dims, "Sum", start, start.Add(time.Hour), 60); len(vs) != 60 || vs[0] != 7200 {
+		t.Errorf("OnlineIndexThrottleEvents over the first hour: %d minutes, first %v; want 60 of 7,200 (120 units/s)", len(vs), vs)
+	}
+	if _, vs := r.series(t, "OnlineIndexPercentageProgress", dims, "Maximum", start, start.Add(time.Hour), 60); len(vs) != 60 || !(vs[0] > 21 && vs[59] < 44) {
+		t.Errorf("OnlineIndexPercentageProgress over the first hour: %v, want 60 minutes from about 22%% to 43%%", vs)
+	}
+	r.advance(t, 3*time.Hour)
+	g = r.describe(t, "orders-gsi-backfill").Table.GlobalSecondaryIndexes[0]
+	if g.IndexStatus != ddbtypes.IndexStatusActive || g.Backfilling == nil || *g.Backfilling {
+		t.Errorf("by-customer at +4h: %s backfilling %v, want ACTIVE and false", g.IndexStatus, g.Backfilling)
+	}
+}

@@ -249,6 +249,9 @@ func (v *validator) table(p string, t *TableSpec) error {
 		if err := v.scaling(gp+".auto_scaling", g.AutoScaling); err != nil {
 			return err
 		}
+		if err := v.backfill(gp+".backfill", t, g); err != nil {
+			return err
+		}
 	}
 	if err := v.traffic(p+".traffic", &t.Traffic); err != nil {
 		return err
@@ -263,6 +266,31 @@ func (v *validator) table(p string, t *TableSpec) error {
 		return v.ttl(p+".ttl", t)
 	}
 	return nil
+}
+
+// backfill applies the defaults of an index build and checks it: a pace
+// above 0, units above 0 (default the table's item count), a start within
+// the scenario, and a provisioned index (an on-demand index is capped only
+// by the table-level quota, which the simulated build does not model
+// against the table's traffic).
+func (v *validator) backfill(p string, t *TableSpec, g *GSISpec) error {
+	b := g.Backfill
+	if b == nil {
+		return nil
+	}
+	if t.Billing == modeOnDemand {
+		return v.errf(p, "a backfill is simulated on a provisioned table only")
+	}
+	if err := v.inScenario(p+".start", b.Start); err != nil {
+		return err
+	}
+	if b.Units == 0 {
+		b.Units = float64(t.ItemCount)
+	}
+	if err := v.number(p+".units", b.Units, 1, 1e12, "units"); err != nil {
+		return err
+	}
+	return v.number(p+".pace", b.Pace, 1, 1e6, "pace")
 }
 
 // pitr applies the defaults of a point-in-time recovery setting and checks
