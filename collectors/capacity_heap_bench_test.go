@@ -181,7 +181,8 @@ func releaseCapacity(c *Capacity) capacityHeap {
 }
 
 // heapTables is the number of tables of BenchmarkCapacityLiveHeap
-// (CAPACITY_HEAP_TABLES, default 30).
+// (CAPACITY_HEAP_TABLES, default 30; 6 under -short, where it only has to
+// run).
 func heapTables(b *testing.B) int {
 	if s := os.Getenv("CAPACITY_HEAP_TABLES"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -189,6 +190,9 @@ func heapTables(b *testing.B) int {
 			b.Fatalf("CAPACITY_HEAP_TABLES=%q", s)
 		}
 		return n
+	}
+	if testing.Short() {
+		return 6
 	}
 	return 30
 }
@@ -200,11 +204,18 @@ func heapTables(b *testing.B) int {
 // or write) and per table, broken down into the hourly Sums (and minute
 // tails), the peak candidates, the what-ifs, the reports' chart arrays,
 // the reports, the snapshot of metrics and the rest. Run with
-// -benchtime=1x; CAPACITY_HEAP_TABLES sets the tables.
+// -benchtime=1x; CAPACITY_HEAP_TABLES sets the tables. Under -short the
+// day of hourly cycles is 3 of them.
 func BenchmarkCapacityLiveHeap(b *testing.B) {
 	n := heapTables(b)
 	start := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	for _, cycles := range []int{0, 24} {
+	days := []int{0, 24}
+	if testing.Short() {
+		// The test command runs every benchmark once to prove it runs:
+		// 3 hourly cycles stand for the day there.
+		days = []int{0, 3}
+	}
+	for _, cycles := range days {
 		b.Run("hourly="+strconv.Itoa(cycles), func(b *testing.B) {
 			a := newHeapAccount(b, n, start)
 			ctx := context.Background()

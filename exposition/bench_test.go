@@ -35,6 +35,16 @@ var benchFormats = []struct{ name, accept string }{
 // Like the collectors' snapshots, the series share their label values' strings
 // (a table's name is one string, not one per series), so that the heap it
 // holds is the metrics' own.
+// benchTables is the tables of the exposition benchmarks' snapshot: 1,030
+// (about 100,000 series), or 103 under -short, where the test command runs
+// every benchmark once to prove it runs, not to measure it.
+func benchTables() int {
+	if testing.Short() {
+		return 103
+	}
+	return 1030
+}
+
 func bigSnapshot(n int) []prometheus.Metric {
 	var ms []prometheus.Metric
 	seen := map[string]bool{}
@@ -102,7 +112,7 @@ func (d *discard) WriteHeader(code int)        { d.code = code }
 // series (1,000 tables), per format, from the cache and through promhttp
 // for comparison.
 func BenchmarkExposition(b *testing.B) {
-	c := &snapshotter{ms: bigSnapshot(1030)}
+	c := &snapshotter{ms: bigSnapshot(benchTables())}
 	x, full := newBenchExposition(b, c)
 	for _, h := range []struct {
 		name string
@@ -135,7 +145,7 @@ func BenchmarkExposition(b *testing.B) {
 // BenchmarkExpositionParallel serves /metrics to concurrent scrapers (as
 // many as GOMAXPROCS × 5, at least 10) over about 100,000 series.
 func BenchmarkExpositionParallel(b *testing.B) {
-	c := &snapshotter{ms: bigSnapshot(1030)}
+	c := &snapshotter{ms: bigSnapshot(benchTables())}
 	x, _ := newBenchExposition(b, c)
 	for _, f := range benchFormats {
 		for _, enc := range []string{"identity", "gzip"} {
@@ -163,7 +173,7 @@ func BenchmarkExpositionParallel(b *testing.B) {
 // capacity included) and how far the heap rises above the live heap while
 // one is built (peak-MiB, see peakDuring).
 func BenchmarkExpositionBuild(b *testing.B) {
-	c := &snapshotter{ms: bigSnapshot(1030)}
+	c := &snapshotter{ms: bigSnapshot(benchTables())}
 	x, _ := newBenchExposition(b, c)
 	snaps, ids := x.snapshots()
 	all := []cacheKey{}
@@ -222,7 +232,7 @@ func BenchmarkSnapshotLiveHeap(b *testing.B) {
 	var n int
 	for b.Loop() {
 		before := liveHeap()
-		ms := bigSnapshot(1030)
+		ms := bigSnapshot(benchTables())
 		live = liveHeap() - before
 		n = len(ms)
 		runtime.KeepAlive(ms)
