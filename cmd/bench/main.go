@@ -156,7 +156,7 @@ func run(o options) (int, error) {
 		fmt.Print(r.text())
 	}
 	vs := evaluate(targets, results)
-	fmt.Println("\nTargets (issue 13):")
+	fmt.Println("\nTargets (issues 13 and 24):")
 	for _, v := range vs {
 		mark := "ok    "
 		if v.missed() {
