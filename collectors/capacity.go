@@ -243,8 +243,8 @@ func (c *Capacity) PlanCost(t *awsclient.Target, now time.Time, interval time.Du
 		if w, ok := (*modeHistory)(nil).window(b.end, kf); ok {
 			qf = append(qf, modeQueries(tb.Name, w)...)
 			m := &modeHistory{start: w.start}
-			m.apply(false, w, nil, nil)
-			m.apply(true, w, nil, nil)
+			m.apply(false, w, queryResult{})
+			m.apply(true, w, queryResult{})
 			if w, ok := m.window(next.end, modeKeepFrom(next.end, created)); ok {
 				qr = append(qr, modeQueries(tb.Name, w)...)
 			}
@@ -455,7 +455,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 		for i, q := range batch {
 			if q.key.prov {
 				if m := st.modes[q.key.table]; m != nil {
-					m.apply(q.key.write, q.w, res[i].ts, res[i].vs)
+					m.apply(q.key.write, q.w, res[i])
 				}
 				if pending[q.key.table]--; pending[q.key.table] == 0 {
 					j := index[q.key.table]
@@ -468,7 +468,7 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			if h == nil {
 				h = st.hist[q.key]
 			}
-			h.apply(q.w, res[i].ts, res[i].vs)
+			h.apply(q.w, res[i])
 			if pending[q.key.table]--; pending[q.key.table] == 0 {
 				j := index[q.key.table]
 				complete(j)

@@ -48,7 +48,7 @@ func fillWindows(h *history, ws []fetchWindow, f func(time.Time) float64) {
 			}
 			ts, vs = append(ts, at), append(vs, s)
 		}
-		h.apply(w, ts, vs)
+		h.apply(w, pts(ts, vs))
 	}
 }
 

@@ -263,19 +263,19 @@ func windowsForTiers(h *tiers, b bounds, notBefore time.Time) []fetchWindow {
 
 // apply stores the points of one fetched window; the tier is zero-filled to
 // the window's end, since DynamoDB publishes nothing for an idle minute.
-func (h *tiers) apply(w fetchWindow, ts []time.Time, vs []float64) {
+func (h *tiers) apply(w fetchWindow, r queryResult) {
 	t := h.tierOf(w.period)
 	t.extend(w.end)
 	if t == &h.five {
 		h.hour.extend(h.five.start)
 	}
-	for i := range ts {
-		if i < len(vs) && !ts[i].Before(w.start) && ts[i].Before(w.end) {
-			if t == &h.five && ts[i].Before(h.five.start) {
-				h.hour.add(ts[i].Truncate(time.Hour), vs[i])
+	for i := range r.len() {
+		if at, v := r.at(i); !at.Before(w.start) && at.Before(w.end) {
+			if t == &h.five && at.Before(h.five.start) {
+				h.hour.add(at.Truncate(time.Hour), v)
 				continue
 			}
-			t.set(ts[i], vs[i])
+			t.set(at, v)
 		}
 	}
 }
@@ -483,18 +483,18 @@ func hourlyBoth(read, write *history, from, to time.Time) []float64 {
 // apply stores the points of one fetched window; the minutes are zero-filled
 // to the window's end, since DynamoDB publishes nothing for an idle minute.
 // A compacted history takes 1-minute windows only (a refresh).
-func (h *history) apply(w fetchWindow, ts []time.Time, vs []float64) {
+func (h *history) apply(w fetchWindow, r queryResult) {
 	if h.staged != nil {
-		h.staged.apply(w, ts, vs)
+		h.staged.apply(w, r)
 		return
 	}
 	if w.period != time.Minute {
 		return
 	}
 	h.extend(w.end)
-	for i := range ts {
-		if i < len(vs) && !ts[i].Before(w.start) && ts[i].Before(w.end) && !ts[i].Before(h.tail0) {
-			h.tail[int(ts[i].Sub(h.tail0)/time.Minute)] = float32(vs[i])
+	for i := range r.len() {
+		if at, v := r.at(i); !at.Before(w.start) && at.Before(w.end) && !at.Before(h.tail0) {
+			h.tail[int(at.Sub(h.tail0)/time.Minute)] = float32(v)
 		}
 	}
 }

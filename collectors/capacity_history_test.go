@@ -1,7 +1,9 @@
 package collectors
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -21,7 +23,7 @@ func TestHistoryRollKeepsTotals(t *testing.T) {
 			ts = append(ts, at)
 			vs = append(vs, float64(w.period/time.Minute)) // one unit a minute
 		}
-		h.apply(w, ts, vs)
+		h.apply(w, pts(ts, vs))
 	}
 	h.finish(b)
 	total := func() float64 { return h.sum(b.h0, b.end) }
@@ -48,7 +50,7 @@ func TestHistoryRollKeepsTotals(t *testing.T) {
 		for at := ws[0].start; at.Before(ws[0].end); at = at.Add(time.Minute) {
 			ts, vs = append(ts, at), append(vs, 1)
 		}
-		h.apply(ws[0], ts, vs)
+		h.apply(ws[0], pts(ts, vs))
 		h.finish(nb)
 		h.settle(nb.end)
 		b = nb
@@ -84,6 +86,69 @@ func TestBatchQueriesPacksByPoints(t *testing.T) {
 	}
 	if c := costOf(qs); c.Requests != 240 || c.Metrics != 1800 {
 		t.Errorf("cost %+v, want 240 requests, 1800 metrics", c)
+	}
+}
+
+// TestFetchOrderHoldsFewTablesHalfFetched: applied in the order the fetch
+// sends them (one worker), the requests of 100 tables with 2 GSIs each
+// over 90 days keep at most 2 tables with minutes or 5-minute Sums held
+// and not yet complete (derived and compacted), whatever the hourly
+// requests' 26 tables; the order changes no request.
+func TestFetchOrderHoldsFewTablesHalfFetched(t *testing.T) {
+	end := time.Date(2026, 11, 20, 11, 57, 0, 0, time.UTC)
+	b := boundsAt(end, 90*day)
+	var qs []historyQuery
+	for i := range 100 {
+		table := fmt.Sprintf("t%03d", i)
+		for _, k := range []historyKey{{table: table, prov: true}, {table: table, prov: true, write: true}} {
+			qs = append(qs, historyQuery{k, fetchWindow{time.Hour, b.h0, b.end}})
+		}
+		for _, idx := range []string{"", "g1", "g2"} {
+			for _, write := range []bool{false, true} {
+				for _, w := range windowsFor(nil, b, time.Time{}) {
+					qs = append(qs, historyQuery{historyKey{table: table, index: idx, write: write}, w})
+				}
+			}
+		}
+	}
+	batches := batchQueries(qs)
+	requests := func() []string {
+		var out []string
+		for _, b := range batches {
+			out = append(out, fmt.Sprint(b))
+		}
+		sort.Strings(out)
+		return out
+	}
+	before := requests()
+	orderBatches(qs, batches)
+	if !slices.Equal(requests(), before) {
+		t.Fatal("ordering changed the requests")
+	}
+	left := map[string]int{}
+	for _, q := range qs {
+		left[q.key.table]++
+	}
+	held := map[string]bool{} // tables with a finer tier held, not complete
+	most := 0
+	for _, batch := range batches {
+		for _, q := range batch {
+			if q.w.period < time.Hour {
+				held[q.key.table] = true
+			}
+			if left[q.key.table]--; left[q.key.table] == 0 {
+				delete(held, q.key.table)
+			}
+		}
+		most = max(most, len(held))
+	}
+	if most > 2 {
+		t.Errorf("up to %d tables held half fetched, want at most 2", most)
+	}
+	for table, n := range left {
+		if n != 0 {
+			t.Fatalf("table %s: %d queries never sent", table, n)
+		}
 	}
 }
 
@@ -125,7 +190,7 @@ func TestHistorySizedByAge(t *testing.T) {
 					ts, vs = append(ts, at), append(vs, float64(w.period/time.Minute))
 				}
 			}
-			h.apply(w, ts, vs)
+			h.apply(w, pts(ts, vs))
 		}
 		h.finish(b)
 	}
@@ -245,4 +310,51 @@ func float64sOf(vs []float32) []float64 {
 		out[i] = float64(v)
 	}
 	return out
+}
+
+// pts returns ts and vs as a queryResult, every point with a value kept
+// (the consumers drop those outside their window).
+func pts(ts []time.Time, vs []float64) queryResult {
+	var r queryResult
+	for i, at := range ts {
+		if i < len(vs) {
+			r.ns = append(r.ns, at.UnixNano())
+			r.v = append(r.v, float32(vs[i]))
+		}
+	}
+	return r
+}
+
+// TestQueryResultKeepsWhatIsStored: a fetched page kept in the compact
+// form gives back, for every point inside its window, the same instant and
+// a value whose float32 (what every consumer stores) is the one the
+// SDK's float64 gives, including values float32 cannot hold exactly,
+// sub-second instants and a NaN; points outside the window and a timestamp
+// without a value are dropped, as the consumers drop them.
+func TestQueryResultKeepsWhatIsStored(t *testing.T) {
+	start := time.Date(2026, 11, 20, 11, 0, 0, 0, time.FixedZone("X", 3600))
+	w := fetchWindow{time.Minute, start, start.Add(time.Hour)}
+	ts := []time.Time{start.Add(-time.Minute), start, start.Add(90*time.Second + 7), start.Add(59 * time.Minute), start.Add(time.Hour), {}, start.Add(2 * time.Minute)}
+	vs := []float64{1, 0.1, 1e300, 16777217, 2, 3}
+	var r queryResult
+	r.add(w, ts[:3], vs[:3])
+	r.add(w, ts[3:], vs[3:]) // a second page
+	want := []int{1, 2, 3}   // in the window, with a value
+	if r.len() != len(want) {
+		t.Fatalf("%d points kept, want %d", r.len(), len(want))
+	}
+	for i, j := range want {
+		at, v := r.at(i)
+		if !at.Equal(ts[j]) || at.Sub(start) != ts[j].Sub(start) {
+			t.Errorf("point %d: at %v, want %v", i, at, ts[j])
+		}
+		if math.Float32bits(float32(v)) != math.Float32bits(float32(vs[j])) {
+			t.Errorf("point %d: float32 %v, want %v", i, float32(v), float32(vs[j]))
+		}
+	}
+	var nan queryResult
+	nan.add(w, []time.Time{start}, []float64{math.NaN()})
+	if _, v := nan.at(0); !math.IsNaN(v) {
+		t.Errorf("NaN kept as %v", v)
+	}
 }

@@ -25,7 +25,7 @@ func TestHourlyHistory(t *testing.T) {
 				ts, vs = append(ts, at), append(vs, v)
 			}
 		}
-		h.apply(fetchWindow{time.Minute, b.b1, end}, ts, vs)
+		h.apply(fetchWindow{time.Minute, b.b1, end}, pts(ts, vs))
 		h.finish(b)
 		h.compact(end, peakCandidates(99), start)
 		return h

@@ -87,7 +87,7 @@ func modeKeepFrom(end, created time.Time) time.Time {
 
 // apply stores the datapoints of one dimension over w: the hours of w are
 // reset first (a refetched hour may have gained samples).
-func (m *modeHistory) apply(write bool, w fetchWindow, ts []time.Time, vs []float64) {
+func (m *modeHistory) apply(write bool, w fetchWindow, r queryResult) {
 	if m.start.IsZero() || w.start.Before(m.start) {
 		m.start = w.start
 		m.read, m.write = nil, nil
@@ -106,12 +106,13 @@ func (m *modeHistory) apply(write bool, w fetchWindow, ts []time.Time, vs []floa
 	for i := lo; i < hi; i++ {
 		dst[i] = float32(math.NaN())
 	}
-	for i, at := range ts {
+	for i := range r.len() {
+		at, v := r.at(i)
 		j := int(at.Sub(m.start) / time.Hour)
-		if at.Before(m.start) || j < lo || j >= hi || i >= len(vs) {
+		if at.Before(m.start) || j < lo || j >= hi {
 			continue
 		}
-		dst[j] = float32(vs[i])
+		dst[j] = float32(v)
 	}
 }
 

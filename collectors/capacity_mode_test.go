@@ -28,7 +28,7 @@ func modeFixture(w fetchWindow, at func(h time.Time) (read, write float64, ok bo
 				vs = append(vs, r)
 			}
 		}
-		m.apply(write, w, ts, vs)
+		m.apply(write, w, pts(ts, vs))
 	}
 	return m
 }
@@ -188,8 +188,8 @@ func TestModeHistoryRefresh(t *testing.T) {
 	if len(m.switches()) != 1 {
 		t.Fatalf("before the refresh: %d switches, want the last hour read as on-demand", len(m.switches()))
 	}
-	m.apply(false, rw, []time.Time{rw.start, rw.start.Add(time.Hour)}, []float64{10, 10})
-	m.apply(true, rw, []time.Time{rw.start, rw.start.Add(time.Hour)}, []float64{10, 10})
+	m.apply(false, rw, pts([]time.Time{rw.start, rw.start.Add(time.Hour)}, []float64{10, 10}))
+	m.apply(true, rw, pts([]time.Time{rw.start, rw.start.Add(time.Hour)}, []float64{10, 10}))
 	if n := len(m.switches()); n != 0 || m.end() != rw.end {
 		t.Errorf("after the refresh: %d switches, end %s; want none, %s", n, m.end(), rw.end)
 	}

@@ -38,7 +38,7 @@ func TestCapacityUnknownBillingModeIsCounted(t *testing.T) {
 		for _, k := range historyKeys(tb) {
 			h := newHistory(b)
 			w := fetchWindow{time.Minute, b.b1, b.end}
-			h.apply(w, []time.Time{b.end.Add(-time.Hour)}, []float64{6000})
+			h.apply(w, pts([]time.Time{b.end.Add(-time.Hour)}, []float64{6000}))
 			h.finish(b)
 			st.hist[k] = h
 		}
@@ -80,7 +80,7 @@ func TestCapacityRegionWithoutPricesIsAGapNotAFailure(t *testing.T) {
 		st := &capacityState{hist: map[historyKey]*history{}, whatIf: map[historyKey]*whatIf{}, warned: map[string]bool{}}
 		for _, k := range historyKeys(table) {
 			h := newHistory(b)
-			h.apply(fetchWindow{time.Minute, b.b1, b.end}, []time.Time{b.end.Add(-time.Hour)}, []float64{6000})
+			h.apply(fetchWindow{time.Minute, b.b1, b.end}, pts([]time.Time{b.end.Add(-time.Hour)}, []float64{6000}))
 			h.finish(b)
 			st.hist[k] = h
 		}

@@ -29,12 +29,12 @@ func TestPeak30d(t *testing.T) {
 	for i := range vs {
 		minutes = append(minutes, end.Add(-2*day+time.Duration(i)*time.Minute))
 	}
-	h.apply(fetchWindow{start: end.Add(-2 * day), end: end.Add(-2*day + 3*time.Minute), period: time.Minute}, minutes, vs)
+	h.apply(fetchWindow{start: end.Add(-2 * day), end: end.Add(-2*day + 3*time.Minute), period: time.Minute}, pts(minutes, vs))
 	if got := peak30d(h, end); got != 10 {
 		t.Fatalf("7-day peak: got %v units/s, want 10", got)
 	}
 	old := end.Add(-20 * day)
-	h.apply(fetchWindow{start: old, end: old.Add(time.Hour), period: time.Hour}, []time.Time{old}, []float64{90000})
+	h.apply(fetchWindow{start: old, end: old.Add(time.Hour), period: time.Hour}, pts([]time.Time{old}, []float64{90000}))
 	if got := peak30d(h, end); got != 25 {
 		t.Fatalf("with an older busy hour: got %v units/s, want 25", got)
 	}
@@ -85,7 +85,7 @@ func TestWarmFigures(t *testing.T) {
 	at := end.Add(-time.Hour)
 	for k, v := range []float64{600000, 420000} { // 10,000 read and 7,000 write units/s for a minute
 		h := newHistory(b)
-		h.apply(fetchWindow{start: at, end: at.Add(time.Minute), period: time.Minute}, []time.Time{at}, []float64{v})
+		h.apply(fetchWindow{start: at, end: at.Add(time.Minute), period: time.Minute}, pts([]time.Time{at}, []float64{v}))
 		st.hist[historyKey{table: "shop", write: k == 1}] = h
 	}
 	tb := &Table{Name: "shop", Description: &types.TableDescription{

@@ -76,6 +76,7 @@ type options struct {
 	exporter    string
 	out         string
 	targets     bool
+	profiles    string // directory for heap profiles, "" for none
 	args        string // the command line, for the report
 }
 
@@ -97,6 +98,7 @@ func main() {
 	flag.StringVar(&o.exporter, "exporter", "", "exporter binary (default: go build the module into a temporary directory)")
 	flag.StringVar(&o.out, "o", "", "write the figures into this Markdown file, between its bench markers (a new file holds the figures only)")
 	flag.BoolVar(&o.targets, "targets", true, "exit with status 1 when a target is missed at a size (false: report only)")
+	flag.StringVar(&o.profiles, "heap-profiles", "", "write the exporter's heap profiles into this directory, heap-<tables>-{peak,first,steady,burst}.pb.gz (builds the exporter with -tags heapprofile; see heapprofile.go)")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -134,7 +136,11 @@ func run(o options) (int, error) {
 	if o.exporter == "" {
 		o.exporter = filepath.Join(dir, "dynamodb_exporter")
 		logf("building the exporter")
-		cmd := exec.Command("go", "build", "-o", o.exporter, ".")
+		args := []string{"build", "-o", o.exporter}
+		if o.profiles != "" {
+			args = append(args, "-tags", "heapprofile")
+		}
+		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return 0, fmt.Errorf("go build: %w", err)
@@ -150,7 +156,7 @@ func run(o options) (int, error) {
 		fmt.Print(r.text())
 	}
 	vs := evaluate(targets, results)
-	fmt.Println("\nTargets (issue 13):")
+	fmt.Println("\nTargets (issues 13 and 24):")
 	for _, v := range vs {
 		mark := "ok    "
 		if v.missed() {
@@ -260,6 +266,9 @@ func measure(o options, n int, dir string) (result, error) {
 	env := append(os.Environ(), "AWS_ACCESS_KEY_ID=BENCHACCESSKEY", "AWS_SECRET_ACCESS_KEY=bench-secret-not-real", "AWS_REGION=us-east-1")
 	cmd := exec.Command(o.exporter, append([]string{"serve", "--web.listen-address=" + addr}, endpoints...)...)
 	cmd.Env = env
+	if o.profiles != "" {
+		cmd.Env = append(cmd.Env, "DYNAMODB_EXPORTER_HEAP_PROFILES="+filepath.Join(o.profiles, fmt.Sprintf("heap-%d-", n)))
+	}
 	logFile, err := os.Create(filepath.Join(dir, fmt.Sprintf("exporter-%d.log", n)))
 	if err != nil {
 		return r, err
@@ -304,6 +313,7 @@ func measure(o options, n int, dir string) (result, error) {
 	r.firstData = time.Since(start)
 	r.rssFirst, _ = procStatus(pid, "VmRSS")
 	r.hwmFirst, _ = procStatus(pid, "VmHWM")
+	heapProfile(o, n, pid, 1, "first")
 	first := count(srv.Requests(), start, time.Now())
 	r.cw.firstFetchMetrics, r.cw.firstFetchRequests = first.gmdMetrics, first.gmdRequests
 	logf("%d tables: every collector done in %s, RSS %s (peak %s)", n, r.firstData.Round(time.Second), mib(r.rssFirst), mib(r.hwmFirst))
@@ -359,6 +369,7 @@ func measure(o options, n int, dir string) (result, error) {
 	r.scansPerHour = ttlReadUnitsPerHour(float64(all.scans), elapsed, config.DefaultTTLTableInterval, every)
 
 	r.rssSteady, _ = procStatus(pid, "VmRSS")
+	heapProfile(o, n, pid, 2, "steady")
 	body, err := getText(url)
 	if err != nil {
 		return r, err
@@ -397,10 +408,32 @@ func measure(o options, n int, dir string) (result, error) {
 	}
 	r.rssBurst, _ = procStatus(pid, "VmRSS")
 	r.hwm, _ = procStatus(pid, "VmHWM")
+	heapProfile(o, n, pid, 3, "burst")
 	if body, err := getText(url); err == nil {
 		r.heapPeak = max(r.heapPeak, readSelf(body).heapInUse)
 	}
 	return r, nil
+}
+
+// heapProfile asks the exporter for its seq-th heap profile (SIGUSR1, with
+// -heap-profiles only) and names it heap-<n>-<stage>.pb.gz.
+func heapProfile(o options, n, pid, seq int, stage string) {
+	if o.profiles == "" {
+		return
+	}
+	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
+		logf("%d tables: heap profile %s: %v", n, stage, err)
+		return
+	}
+	from := filepath.Join(o.profiles, fmt.Sprintf("heap-%d-%d.pb.gz", n, seq))
+	to := filepath.Join(o.profiles, fmt.Sprintf("heap-%d-%s.pb.gz", n, stage))
+	for t := time.Now(); time.Since(t) < 30*time.Second; time.Sleep(200 * time.Millisecond) {
+		if err := os.Rename(from, to); err == nil {
+			logf("%d tables: heap profile %s", n, to)
+			return
+		}
+	}
+	logf("%d tables: heap profile %s: none written", n, stage)
 }
 
 // selfState is what the exporter's own metrics say.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,10 +112,13 @@ func figures(o options, rs []result, vs []verdict, host string) string {
 	fmt.Fprintf(&b, "\n|---|%s\n", strings.Repeat("---|", len(rs)))
 	for _, t := range targets {
 		fmt.Fprintf(&b, "| %s ≤ %s %s |", t.name, num(t.max), t.unit)
-		for _, v := range vs {
-			if v.name != t.name {
+		for _, r := range rs {
+			i := slices.IndexFunc(vs, func(v verdict) bool { return v.name == t.name && v.tables == r.tables })
+			if i < 0 {
+				b.WriteString(" – |")
 				continue
 			}
+			v := vs[i]
 			cell := num(v.got)
 			if v.missed() {
 				cell = fmt.Sprintf("**%s: missed by %s**", num(v.got), num(v.got-v.max))

@@ -158,8 +158,8 @@ func TestAdaptiveGOGC(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{0, 100}, {5 << 20, 100}, {24 << 20, 100}, {32 << 20, 75}, {48 << 20, 50},
-		{96 << 20, 25}, {120 << 20, 20}, {142 << 20, 20}, {4 << 30, 20},
+		{0, 100}, {5 << 20, 100}, {8 << 20, 100}, {16 << 20, 50}, {32 << 20, 25},
+		{40 << 20, 20}, {120 << 20, 20}, {142 << 20, 20}, {4 << 30, 20},
 	} {
 		if got := AdaptiveGOGC(tc.live); got != tc.want {
 			t.Errorf("AdaptiveGOGC(%d MiB) = %d, want %d", tc.live>>20, got, tc.want)
@@ -181,13 +181,13 @@ func TestTune(t *testing.T) {
 		tune(done, tick, func() uint64 { return <-lives }, set, func(g int) { changes = append(changes, g) })
 		close(stopped)
 	}()
-	for _, live := range []uint64{10 << 20, 48 << 20, 48 << 20, 200 << 20, 20 << 20} {
+	for _, live := range []uint64{4 << 20, 16 << 20, 16 << 20, 200 << 20, 4 << 20} {
 		lives <- live
 		tick <- time.Time{}
 	}
 	// One more tick at the same live heap: once it is taken, the last
 	// change has been made.
-	lives <- 20 << 20
+	lives <- 4 << 20
 	tick <- time.Time{}
 	close(done)
 	<-stopped
