@@ -931,7 +931,7 @@ unless on (account, region, table)
 				{Name: "min_stalled_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items a writer still writing at the table's usual retention would have put in the stall window (the live items sampled within a day of the latest expiry, scaled to the window), under which a stall is sampling noise, not evidence."},
 				{Name: "foreseen_window", Kind: Duration, Default: "6h", Doc: "First and third branches: window (or the exporter's time so far, when shorter) over which TTL's deletions are compared with the expiries earlier TTL samples foresaw (dynamodb_ttl_foreseen_expired_items_total): no more deletions than foreseen is a batch ending the lifetime it was written with, not a retention bug. It must hold a batch's expiries and the tail of their deletions (TTL deletes minutes to hours after expiry); the steady expiries are on both sides and cover nothing."},
 				{Name: "foreseen_margin", Kind: Number, Default: "1.2", Doc: "First and third branches: how many times the foreseen expiries the deletions over foreseen_window may reach and still be a batch expiring as designed: the foreseen count is estimated from a sample (a few percent off on a large batch)."},
-				{Name: "expiry_rate_factor", Kind: Number, Default: "1.5", Doc: "Third branch: how many times the table's steady expiry rate (dynamodb_ttl_expiry_rate_estimate_items_per_second, within about 10%) TTL's deletions over the last hour must be, and how many times their own lowest hourly rate over rise_window, and their rate at the same hour a day earlier when the exporter was running then."},
+				{Name: "expiry_rate_factor", Kind: Number, Default: "1.5", Doc: "Third branch: how many times the table's steady expiry rate (dynamodb_ttl_expiry_rate_estimate_items_per_second, within about 10%) TTL's deletions over the last hour must be, and how many times their own lowest hourly rate over rise_window and their rate at the same hour a day earlier (the branch needs the exporter to have watched the table for a day)."},
 				{Name: "min_excess_deletions_per_second", Kind: Number, Default: "0.01", Doc: "Third branch: deletions per second (last hour) above the steady expiry rate under which nothing fires (0.01 is 36 an hour: with expiry_rate_factor 1.5, at least four standard deviations of the hour's count above the rate)."},
 				{Name: "rise_window", Kind: Duration, Default: "3h", Doc: "Third branch: window over which the hourly deletion rate must have been, at its lowest, under the last hour's divided by expiry_rate_factor (a retention bug starts at a release; a table whose deletions have run above its expiry rate for hours, such as one holding items too short-lived for its samples to see, does not page; nor does a table before its deletion rate has an hour of history)."},
 			},
@@ -976,9 +976,11 @@ unless on (account, region, table)
 			// before (a bug starts at a release; a table holding entities
 			// too short-lived for its samples has run above its rate for
 			// hours) and from the same hour a day earlier (a writer's
-			// daily cycle, when the exporter holds that day), under the
-			// first branch's guards against a catch-up, a calendar cohort
-			// and a batch ending its designed lifetime.
+			// daily cycle: the rate is a day's average, and a table
+			// deleting at its daily peak runs well above it; so the branch
+			// waits for the exporter to hold that day), under the first
+			// branch's guards against a catch-up, a calendar cohort and a
+			// batch ending its designed lifetime.
 			//
 			// Such a rounded expiry also makes deletions burst from zero when
 			// its cohort expires (every night at 02:00, on the 1st), with a
@@ -1051,8 +1053,8 @@ or
   and on (account, region, table)
   dynamodb:ttl_deleted_items:rate1h
     > [[.P.expiry_rate_factor]] * min_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.rise_window]])
-  unless on (account, region, table)
-  dynamodb:ttl_deleted_items:rate1h <= [[.P.expiry_rate_factor]] * (dynamodb:ttl_deleted_items:rate1h offset 1d)
+  and on (account, region, table)
+  dynamodb:ttl_deleted_items:rate1h > [[.P.expiry_rate_factor]] * (dynamodb:ttl_deleted_items:rate1h offset 1d)
   unless on (account, region, table)
   (
     sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))

@@ -60,6 +60,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBAutoScalingTooSensitive":             2 * time.Hour,                // the capacity collector's first evaluation + for 1h
 	"DynamoDBAccountProvisionedCapacityNearQuota": 30 * time.Minute,             // slow tier (up to 13m) + for 15m
 	"DynamoDBAutoScalingMaxAboveTableQuota":       30 * time.Minute,             // DescribeLimits at the first tables run, the next autoscaling run (5m) + for 15m
+	"DynamoDBGSIBackfillThrottling":               20 * time.Minute,             // fast tier (up to 5m) + rate window + for 5m
 	"DynamoDBLatencyAboveBaseline":                30 * time.Minute,             // for 15m
 	"DynamoDBTargetUtilizationTooHigh":            90 * time.Minute,             // first scale-out throttle + for 1h
 	"DynamoDBOnDemandSustainedWorkload":           7 * time.Hour,                // hourly capacity collector + for 6h
