@@ -420,7 +420,7 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 			// requests OnlineIndexThrottleEvents only while DescribeTable
 			// reports the index CREATING, so the series, and the alert, end
 			// with the build.
-			Expr: `sum by (account, region, table, index) (dynamodb:gsi_backfill_throttle_events:rate) > [[.P.min_throttles_per_second]]`,
+			Expr:    `sum by (account, region, table, index) (dynamodb:gsi_backfill_throttle_events:rate) > [[.P.min_throttles_per_second]]`,
 			Summary: "The build of a DynamoDB index being added to a table throttles, and holds back the table's writes.",
 			Description: `{{ $labels.table }} index {{ $labels.index }} ({{ $labels.account }}, {{ $labels.region }}): the build (backfill) of the index being added ` +
 				`throttles {{ $value | humanize }} write events/s (average over the rate window)` +
