@@ -1005,24 +1005,7 @@ unless on (account, region, table)
   > [[.P.deletion_factor]] * avg_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.deletion_baseline_window]] offset 1h)
 and
 dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]
-unless on (account, region, table)
-(
-  sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))
-    <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
-  and on (account, region, table)
-  (time() - min_over_time(dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]][3h])) > [[seconds .P.catch_up_min_backlog_age]]
-)
-unless on (account, region, table)
-min_over_time((
-  dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
-    / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
-)[1d:10m]) > 0.5
-unless on (account, region, table)
-(
-` + spanIn("dynamodb_ttl_deleted_items_total", "foreseen_window") + `
-    <= on (account, region, table)
-  [[.P.foreseen_margin]] * ` + spanIn("dynamodb_ttl_foreseen_expired_items_total", "foreseen_window") + `
-)
+` + liveDataGuards + `
 or
 (
   dynamodb:ttl_deleted_items:rate1h > [[.P.min_deletions_per_second]]
@@ -1055,24 +1038,7 @@ or
     > [[.P.expiry_rate_factor]] * min_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.rise_window]])
   and on (account, region, table)
   dynamodb:ttl_deleted_items:rate1h > [[.P.expiry_rate_factor]] * (dynamodb:ttl_deleted_items:rate1h offset 1d)
-  unless on (account, region, table)
-  (
-    sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))
-      <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
-    and on (account, region, table)
-    (time() - min_over_time(dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]][3h])) > [[seconds .P.catch_up_min_backlog_age]]
-  )
-  unless on (account, region, table)
-  min_over_time((
-    dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
-      / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
-  )[1d:10m]) > 0.5
-  unless on (account, region, table)
-  (
-` + spanIn("dynamodb_ttl_deleted_items_total", "foreseen_window") + `
-      <= on (account, region, table)
-    [[.P.foreseen_margin]] * ` + spanIn("dynamodb_ttl_foreseen_expired_items_total", "foreseen_window") + `
-  )
+` + liveDataGuards + `
 )`,
 			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual or well above the live items' expiry rate, or new items expiring far sooner than the table's usual retention.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
@@ -1089,6 +1055,33 @@ or
 		},
 	}
 }
+
+// liveDataGuards are the exclusions the first and third branches of
+// DynamoDBTTLDeletingLiveData share: a catch-up of an old backlog (a burst
+// no larger than the expired backlog the sampler proved, when that backlog
+// is older than catch_up_min_backlog_age), a calendar cohort (most of the
+// last day's sampled live items within an hour of the latest expiry, all
+// day), and a batch ending the lifetime it was written with (deletions
+// over foreseen_window within foreseen_margin of the expiries the samples
+// foresaw).
+var liveDataGuards = `unless on (account, region, table)
+(
+  sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][1h]))
+    <= max_over_time(dynamodb_ttl_expired_items_lower_bound[[sel]][3h])
+  and on (account, region, table)
+  (time() - min_over_time(dynamodb_ttl_oldest_expired_item_timestamp_seconds[[sel]][3h])) > [[seconds .P.catch_up_min_backlog_age]]
+)
+unless on (account, region, table)
+min_over_time((
+  dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1h\""]]
+    / ignoring (within) dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]]
+)[1d:10m]) > 0.5
+unless on (account, region, table)
+(
+` + spanIn("dynamodb_ttl_deleted_items_total", "foreseen_window") + `
+    <= on (account, region, table)
+  [[.P.foreseen_margin]] * ` + spanIn("dynamodb_ttl_foreseen_expired_items_total", "foreseen_window") + `
+)`
 
 // spanIn is what an exporter counter (metric, per table) counted within
 // the window parameter param, or since its series began when it is
