@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -86,6 +87,44 @@ type AutoScalingSettings struct {
 	// Initial is the capacity at the start of the trace; zero starts at the
 	// capacity the policy would choose for the first minute.
 	Initial float64 `yaml:"initial" json:"initial"`
+	// Scheduled are the scalable target's scheduled actions on this
+	// dimension, in the order Application Auto Scaling lists them.
+	Scheduled []ScheduledAction `yaml:"scheduled,omitempty" json:"scheduled,omitempty"`
+}
+
+// Equal reports whether a and b are the same settings, scheduled actions
+// included.
+func (a AutoScalingSettings) Equal(b AutoScalingSettings) bool {
+	return a.Target == b.Target && a.Min == b.Min && a.Max == b.Max &&
+		a.ScaleOutCooldown == b.ScaleOutCooldown && a.ScaleInCooldown == b.ScaleInCooldown &&
+		a.DisableScaleIn == b.DisableScaleIn && a.ScaleOutDelay == b.ScaleOutDelay &&
+		a.Initial == b.Initial && slices.EqualFunc(a.Scheduled, b.Scheduled, func(p, q ScheduledAction) bool {
+		return p.Name == q.Name && p.Schedule == q.Schedule && p.Timezone == q.Timezone &&
+			p.Start.Equal(q.Start) && p.End.Equal(q.End) && p.Min == q.Min && p.Max == q.Max
+	})
+}
+
+// ScheduledAction is an Application Auto Scaling scheduled action on one
+// dimension of a table or GSI: at each time its schedule names, it sets the
+// scalable target's minimum and/or maximum capacity, and target tracking then
+// acts within the new bounds (Application Auto Scaling user guide,
+// "Scheduled scaling for Application Auto Scaling").
+type ScheduledAction struct {
+	// Name is the action's name (ScheduledActionName).
+	Name string `yaml:"name" json:"name"`
+	// Schedule is the expression as Application Auto Scaling takes it:
+	// at(yyyy-mm-ddThh:mm:ss), rate(value unit) or
+	// cron(minutes hours day-of-month month day-of-week year).
+	Schedule string `yaml:"schedule" json:"schedule"`
+	// Timezone is the IANA time zone the schedule is read in; empty is UTC.
+	Timezone string `yaml:"timezone,omitempty" json:"timezone,omitempty"`
+	// Start and End bound when a recurring action may run; zero is unbounded.
+	Start time.Time `yaml:"start,omitempty" json:"start,omitempty"`
+	End   time.Time `yaml:"end,omitempty" json:"end,omitempty"`
+	// Min and Max are the capacities the action sets, in units per second;
+	// zero leaves that bound as it is.
+	Min float64 `yaml:"min,omitempty" json:"min,omitempty"`
+	Max float64 `yaml:"max,omitempty" json:"max,omitempty"`
 }
 
 // DefaultAutoScaling returns the settings used for a table without a scaling

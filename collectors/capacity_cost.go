@@ -611,7 +611,7 @@ func sameSettings(a, b capacity.Settings) bool {
 		if (x.AutoScaling == nil) != (y.AutoScaling == nil) || x.Fixed != y.Fixed {
 			return false
 		}
-		return x.AutoScaling == nil || *x.AutoScaling == *y.AutoScaling
+		return x.AutoScaling == nil || x.AutoScaling.Equal(*y.AutoScaling)
 	}
 	return same(a.Read, b.Read) && same(a.Write, b.Write)
 }
