@@ -132,11 +132,12 @@ const (
 	ExporterCloudWatchRevisionsTotal   = "dynamodb_exporter_cloudwatch_revisions_total"
 	ExporterCloudWatchUnretractedTotal = "dynamodb_exporter_cloudwatch_unretracted_total"
 	ExporterTables                     = "dynamodb_exporter_tables"
+	ExporterPITRUnreadTables           = "dynamodb_exporter_pitr_unread_tables"
 	ExporterBuildInfo                  = "dynamodb_exporter_build_info"
 )
 
 // pitrNote says how stale the PITR families may be.
-const pitrNote = " Read once an hour per table (the setting changes rarely and DescribeContinuousBackups is limited to 10 calls a second)."
+const pitrNote = " Read once an hour per table (the setting changes rarely and DescribeContinuousBackups is limited to 10 calls a second), at most 5 reads a second per account and region: after a start, a large estate's tables are read over the first runs (dynamodb_exporter_pitr_unread_tables counts those not read yet)."
 
 // backfillNote says when the index-build families exist.
 const backfillNote = " Present only while DescribeTable reports the index CREATING (CloudWatch is asked for the index-build metrics only then); gone once the index is ACTIVE."
@@ -405,6 +406,9 @@ var exporterFamilies = []Family{
 		[]string{LabelAccount, LabelRegion, "metric"}, "units or events", "exporter"},
 	{ExporterTables, Gauge,
 		"Tables monitored after the name and tag filters.",
+		[]string{LabelAccount, LabelRegion}, "tables", "exporter"},
+	{ExporterPITRUnreadTables, Gauge,
+		"Monitored tables whose point-in-time recovery status has never been read: DescribeContinuousBackups is paced at 5 calls a second per account and region (half of AWS's 10), so after a start a large estate's tables are read over several runs (each run reads about 5 a second while it describes the tables); a table whose only read failed (throttled, a network error: dynamodb_exporter_aws_request_errors_total says why) counts too, a denied one does not (it is not retried within the hour). Their dynamodb_table_pitr_* families are absent meanwhile.",
 		[]string{LabelAccount, LabelRegion}, "tables", "exporter"},
 	{ExporterBuildInfo, Gauge,
 		"A metric with a constant '1' value labeled by version, revision, branch, goversion from which dynamodb_exporter was built, and the goos and goarch for the build.",

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
@@ -41,13 +42,18 @@ type Tables struct {
 	inventory *Inventory
 	logger    *slog.Logger
 	snap      targetSnapshot
+	// pitrPace paces DescribeContinuousBackups per target (key: Target.Key).
+	pitrPace map[string]*rate.Limiter
 }
 
 // NewTables returns the table-facts collector.
 func NewTables(deps Deps, s TablesSettings) *Tables {
 	s.Concurrency = max(s.Concurrency, 1)
-	c := &Tables{targets: deps.Targets, settings: s, inventory: deps.Inventory}
+	c := &Tables{targets: deps.Targets, settings: s, inventory: deps.Inventory, pitrPace: map[string]*rate.Limiter{}}
 	c.logger = deps.logger(c.Name())
+	for _, t := range deps.Targets {
+		c.pitrPace[t.Key()] = rate.NewLimiter(PITRReadsPerSecond, pitrBurst)
+	}
 	return c
 }
 
@@ -80,10 +86,15 @@ func (c *Tables) Run(ctx context.Context, now time.Time) error {
 		ms := []prometheus.Metric{catalogue.MustMetric(catalogue.ExporterTables, float64(len(tables)), t.Account, t.Region)}
 		lim, known := c.inventory.Limits(t.Key())
 		ms = append(ms, limitsMetrics(t, lim, known)...)
+		unread := 0
 		for _, tb := range tables {
 			ms = append(ms, tableMetrics(t, tb)...)
 			ms = append(ms, pitrMetrics(t, tb, now)...)
+			if tb.PITRReadAt.IsZero() {
+				unread++
+			}
 		}
+		ms = append(ms, catalogue.MustMetric(catalogue.ExporterPITRUnreadTables, float64(unread), t.Account, t.Region))
 		return ms, err
 	})
 }
@@ -193,8 +204,25 @@ func isNotFound(err error) bool {
 // does not go stale between reads: see pitrMetrics.
 const PITRInterval = time.Hour
 
+// PITRReadsPerSecond paces DescribeContinuousBackups per account and region:
+// half of the 10 calls a second AWS allows (DescribeContinuousBackups API
+// reference), the other half left to the account's backup tooling. Without
+// it the first run after a start would ask for every table at once, as
+// fast as the describe concurrency allows, and be throttled together with
+// that tooling. The pace does not hold the run back: a table whose turn has
+// not come keeps its last answer (none after a start: its PITR families are
+// absent and dynamodb_exporter_pitr_unread_tables counts it) and is read at
+// a later run. Once every table has been read, the reads spread over the
+// hour by themselves: 1,000 tables need 0.3 calls a second.
+const PITRReadsPerSecond = 5
+
+// pitrBurst is how many DescribeContinuousBackups calls a target may make at
+// once, when it has not called for 2 seconds.
+const pitrBurst = 10
+
 // readPITR sets tb.PITR from prev's answer while it is younger than
-// PITRInterval, else from DescribeContinuousBackups. gone is true when the
+// PITRInterval or while the target's pace allows no call, else from
+// DescribeContinuousBackups. gone is true when the
 // table does not exist any more (TableNotFoundException, which the backup
 // operations answer instead of ResourceNotFoundException). A denied call
 // leaves tb.PITR nil (the families are absent, the error is counted) and is
@@ -203,6 +231,13 @@ const PITRInterval = time.Hour
 func (c *Tables) readPITR(ctx context.Context, t *awsclient.Target, tb *Table, prev *Table, now time.Time) (gone bool, err error) {
 	if prev != nil && !prev.PITRReadAt.IsZero() && now.Sub(prev.PITRReadAt) < PITRInterval {
 		tb.PITR, tb.PITRReadAt = prev.PITR, prev.PITRReadAt
+		return false, nil
+	}
+	if pace := c.pitrPace[t.Key()]; pace != nil && !pace.Allow() {
+		// Not this run's turn (PITRReadsPerSecond): what was known stays.
+		if prev != nil {
+			tb.PITR, tb.PITRReadAt = prev.PITR, prev.PITRReadAt
+		}
 		return false, nil
 	}
 	out, err := t.DynamoDB.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(tb.Name)})

@@ -1,10 +1,13 @@
 package exporter_test
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
@@ -132,5 +135,56 @@ func TestPITRTransientErrorKeepsLastAnswerAndTableGoneDrops(t *testing.T) {
 	}
 	if _, ok := value(t, body, catalogue.TablePITREnabled, map[string]string{"table": "sessions"}); ok {
 		t.Error("sessions: PITR families of a deleted table still served")
+	}
+}
+
+// TestPITRReadsArePacedAfterAStart: a first run over more tables than the
+// pace's burst does not ask for every table's PITR at once; the tables not
+// read yet are counted, keep no PITR figure, and are read at the next runs.
+// The pace is in real time (AWS's limit is per second), so the bound allows
+// for the time the run took.
+func TestPITRReadsArePacedAfterAStart(t *testing.T) {
+	const tables = 25
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {ttl: {enabled: false}}\n", func(sim *awssim.Server) {
+		for i := range tables {
+			tb := provisioned(fmt.Sprintf("t%02d", i), 10, 5)
+			tb.PITR = awssim.PointInTimeRecovery{Enabled: true}
+			mustPut(sim, "us-east-1", tb)
+		}
+	})
+	calls := func() int { return h.sim.RequestCount(awssim.ServiceDynamoDB, "DescribeContinuousBackups") }
+	began := time.Now()
+	h.cycle()
+	allowed := 10 + int(math.Ceil(collectors.PITRReadsPerSecond*time.Since(began).Seconds()))
+	first := calls()
+	if first > allowed || first >= tables {
+		t.Fatalf("first run made %d DescribeContinuousBackups calls for %d tables, want at most %d (burst 10 + %d/s)", first, tables, allowed, collectors.PITRReadsPerSecond)
+	}
+	check := func() int {
+		t.Helper()
+		body := h.scrape()
+		unread := int(mustValue(t, body, catalogue.ExporterPITRUnreadTables, map[string]string{"region": "us-east-1"}))
+		withStatus := 0
+		for i := range tables {
+			if _, ok := value(t, body, catalogue.TablePITREnabled, map[string]string{"table": fmt.Sprintf("t%02d", i)}); ok {
+				withStatus++
+			}
+		}
+		if unread != tables-calls() || withStatus != calls() {
+			t.Fatalf("after %d calls: %s = %d and %d tables with %s, want %d and %d", calls(), catalogue.ExporterPITRUnreadTables, unread, withStatus, catalogue.TablePITREnabled, tables-calls(), calls())
+		}
+		return unread
+	}
+	check()
+	for run := 0; check() > 0; run++ {
+		if run == 10 {
+			t.Fatalf("%d tables still unread after 10 more runs a second apart", check())
+		}
+		time.Sleep(time.Second) // the pace refills in real time
+		h.clk.Advance(5 * time.Minute)
+		h.cycle()
+	}
+	if calls() != tables {
+		t.Errorf("%d calls to read %d tables once: a table was asked twice within the hour", calls(), tables)
 	}
 }
