@@ -921,6 +921,39 @@ unless on (account, region, table)
 				`Items live longer than the table has existed so far (a retention longer than intended, or a table still filling up to its retention), or TTL deletes far slower than items expire. Storage and its cost keep growing until deletions catch up with writes.`,
 		},
 		{
+			Alert: "DynamoDBTTLShortRetentionWithoutPITR", Severity: Info, For: "1d",
+			Params: []Param{
+				{Name: "max_retention", Kind: Duration, Default: "7d", Doc: "Longest time the table's newest sampled live items still have to live (the latest live expiry the TTL sampler saw, from its sample) under which a retention bug would leave nothing to recover from but point-in-time recovery: every item the table holds is deleted within it."},
+			},
+			// The seed's last line of defence against a retention bug is a
+			// restore from point-in-time recovery (PITR): TTL deletes an
+			// item without a trace but the stream record, and a table whose
+			// items live a few days keeps no older copy anywhere. With PITR
+			// off and a retention under max_retention, a bug that shortens
+			// lifetimes (DynamoDBTTLDeletingLiveData) loses data for good.
+			// The retention is the latest live expiry the last sample read
+			// minus that sample's time (a writer at a steady retention
+			// keeps it level; a table no longer written lets it fall, and
+			// what it holds is then deleted within it all the same). A
+			// configuration finding, not a failure: for 1d rides over a
+			// PITR being re-enabled, a sample during a migration, and the
+			// review channel batches by the week anyway. PITR unknown (not
+			// read yet, or DescribeContinuousBackups denied) is not off.
+			Expr: `(
+  max by (account, region, table) (dynamodb_ttl_latest_live_item_expiry_timestamp_seconds[[sel]])
+    - on (account, region, table)
+  max by (account, region, table) (dynamodb_ttl_last_sample_timestamp_seconds[[sel]])
+) < [[seconds .P.max_retention]]
+and on (account, region, table)
+dynamodb_table_pitr_enabled[[sel]] == 0
+and on (account, region, table)
+dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
+			Summary: "A DynamoDB table deletes its items by TTL within days, and point-in-time recovery is off.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): the newest items the TTL sampler read live {{ $value | humanizeDuration }} more at most, ` +
+				`and point-in-time recovery is off: if a release ever writes lifetimes too short (a retention bug), the items TTL deletes cannot be restored from anywhere. ` +
+				`Turn PITR on (UpdateContinuousBackups; it is charged by the table's size), or record why this table's data need no way back.`,
+		},
+		{
 			Alert: "DynamoDBTTLDeletingLiveData", Severity: Critical, For: "15m",
 			Params: []Param{
 				{Name: "deletion_factor", Kind: Number, Default: "3", Doc: "How many times its own baseline the TTL deletion rate must be."},

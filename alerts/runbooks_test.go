@@ -42,7 +42,7 @@ func TestRunbooksFollowTheAlerts(t *testing.T) {
 				"**Severity** " + r.Severity + " ",
 				"**for** " + forText + " ",
 				"## What it means", "## Detection delay", "## Confirm", "## What to do", "## What not to do",
-				"**Dashboard**: [dashboards/](../../dashboards): panel: " + r.Alert + " (to come)",
+				"**Dashboard** panel `" + r.Alert + "` of *DynamoDB alerts* (`dashboards/alerts.json`): `<grafana>/d/dynamodb-alerts?viewPanel=",
 			} {
 				if !strings.Contains(text, want) {
 					t.Errorf("runbook %s lacks %q", r.Alert, want)

@@ -151,6 +151,10 @@ func signals() map[string]signal {
 				{expr: retentionDeleted, legend: "deleted by TTL {{table}}"},
 				{expr: fmt.Sprintf("%s * (%s)", param("DynamoDBTTLRetentionBehindWrites", "max_deletion_share"), retentionWritten), legend: "alert level {{table}}"},
 			}},
+		"DynamoDBTTLShortRetentionWithoutPITR": {unit: unitSeconds, lines: []float64{seconds("DynamoDBTTLShortRetentionWithoutPITR", "max_retention")},
+			read: "how long the newest items the TTL sampler read still live (the latest live expiry minus its sample), shown for tables with point-in-time recovery off only; under the dashed line (max_retention) a retention bug would delete data nothing can restore.",
+			queries: []query{{expr: fmt.Sprintf("(%s - on (%s) %s) and on (%s) (%s == 0)", sel(c.TTLLatestLiveExpiryTimestamp, selT), byT, sel(c.TTLLastSampleTimestamp, selT), byT, sel(c.TablePITREnabled, selT)),
+				legend: "{{table}}"}}},
 		"DynamoDBTTLDeletingLiveData": {unit: unitPerSecond, lines: []float64{number("DynamoDBTTLDeletingLiveData", "min_deletions_per_second")},
 			read: "TTL deletions per second over the last hour against the alert level (deletion_factor times the baseline); and, over foreseen_window, the mean deletion rate against foreseen_margin times the expiries the TTL sampler foresaw (deletions under that line are a batch ending its full lifetime, not a retention bug); and the third branch's level, expiry_rate_factor times the steady expiry rate the sampler read from the live items (deletions above it, risen from their lowest hourly rate, are the condition); the dashed line is min_deletions_per_second.",
 			queries: []query{
