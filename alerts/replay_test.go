@@ -74,6 +74,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBTTLNotDeleting":                      2*24*time.Hour + 3*time.Hour, // deletion grace 2d + sample + for 2h
 	"DynamoDBTTLDeletionLagging":                  7 * time.Hour,                // hourly TTL sample + for 6h
 	"DynamoDBTTLRetentionBehindWrites":            7 * time.Hour,                // from the start on a table older than 30 days (the deletion counter's first steps + for 6h), or once the exporter's history holds the growth window (1d): DescribeTable's refresh + for 6h
+	"DynamoDBTTLShortRetentionWithoutPITR":        25 * time.Hour,               // the first TTL sample (within the hour) + for 1d
 	"DynamoDBTTLDeletingLiveData":                 time.Hour,                    // within the first hour of deletions
 	"DynamoDBExporterDown":                        7 * time.Minute,              // a failed scrape (one scrape interval) + an evaluation + for 5m
 	"DynamoDBExporterCollectorFailing":            30 * time.Minute,
@@ -223,6 +224,14 @@ var replayCases = []replayCase{
 	// ends at about +3h38m: the alert must end with it.
 	{Scenario: "gsi-backfill-throttled", Duration: 5 * time.Hour, Expect: []expected{
 		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0}}},
+	// A product drop at 22 times the daily level within a minute at +2h,
+	// past twice the table's previous peak: on-demand throttles it.
+	// A third of the reads throttled: a storm too (it pages).
+	{Scenario: "flash-launch", Duration: 3 * time.Hour, Expect: []expected{
+		{"DynamoDBOnDemandFlashCrowd", "drops-flash", 2 * time.Hour},
+		{"DynamoDBThrottlingStorm", "drops-flash", 2 * time.Hour}}},
+	// A storage-heavy archive on the Standard class: advice, no alert.
+	{Scenario: "storage-heavy-archive", Duration: 2 * time.Hour},
 	{Scenario: "exporter-faults", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBExporterAccessDenied", "demo/us-east-1", 0},
 		{"DynamoDBExporterCollectorFailing", "demo/us-east-1", 0},
@@ -254,7 +263,9 @@ var replayCases = []replayCase{
 		{"DynamoDBThrottlingStorm", "tickets-spike/by-event", 2 * time.Hour},
 		{"DynamoDBLatencyAboveBaseline", "profiles-hotkey", time.Hour},
 		{"DynamoDBAutoScalingMaxAboveTableQuota", "ledger-quota-capped", 0},
-		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0}},
+		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0},
+		{"DynamoDBOnDemandFlashCrowd", "drops-flash", 2 * time.Hour},
+		{"DynamoDBThrottlingStorm", "drops-flash", 2 * time.Hour}},
 		Gap: "profiles-hotkey: started at midnight, its hot key is under way at the exporter's start and under the partition limit: no key-range throttle (the latency rise of the +1h episode is seen against the baseline held since the start); it gets no cost advice either"},
 
 	// Quiet scenarios: healthy tables that look alarming at first sight.
