@@ -43,6 +43,9 @@ type CapacitySettings struct {
 	Tables func(name string) bool
 	// Fetch bounds the concurrency and rate of the history requests.
 	Fetch FetchSettings
+	// Engineering is the team's time per table and mode; the reports add
+	// it to the bill (TableReport.Engineering). Off by default.
+	Engineering capacity.Engineering
 }
 
 // Capacity is the capacity-mode collector.
@@ -114,6 +117,9 @@ type TableReport struct {
 	// Projection holds the traffic trend and the projected monthly costs;
 	// nil without a cost window or prices.
 	Projection *ProjectionFigures
+	// Engineering is the team's time per mode the collector was configured
+	// with (CapacitySettings.Engineering); off when not set.
+	Engineering capacity.Engineering
 	// chart is what Reports computes Hourly from.
 	chart chartSpan
 	// classWindow and classResults are the longest cost window's label and
@@ -562,6 +568,7 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 			dataStart = cr
 		}
 		r.Projection = c.projectionFigures(t.Region, st, tb, r, b, dataStart)
+		r.Engineering = c.settings.Engineering
 		r.classWindow, r.classResults = "", nil
 	}
 	return r, err

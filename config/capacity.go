@@ -62,6 +62,20 @@ type Capacity struct {
 	Prices []CapacityPrice `yaml:"prices"`
 	// Fetch bounds the concurrency and rate of the history requests.
 	Fetch CapacityFetch `yaml:"fetch"`
+	// Engineering is the team's time each billing mode costs per table
+	// (default off): the capacity report adds it to the bill.
+	Engineering CapacityEngineering `yaml:"engineering"`
+}
+
+// CapacityEngineering is the team's time one table costs a month in each
+// billing mode and the cost of an hour, in USD. Off unless hourly_rate and
+// some hours are set; one without the other is an error.
+type CapacityEngineering struct {
+	HourlyRate    float64 `yaml:"hourly_rate"`
+	HoursPerMonth struct {
+		OnDemand    float64 `yaml:"on_demand"`
+		Provisioned float64 `yaml:"provisioned"`
+	} `yaml:"hours_per_month"`
 }
 
 // CapacityPrice overrides some or all capacity prices of one region (and
@@ -139,6 +153,9 @@ func (c *Capacity) validate() error {
 			return fmt.Errorf("%s%s: must be %s, got %v", key, ch.name, ch.expect, ch.v)
 		}
 	}
+	if err := c.Engineering.validate(key + "engineering."); err != nil {
+		return err
+	}
 	for i, p := range c.Prices {
 		k := fmt.Sprintf("%sprices[%d]", key, i)
 		if !regionRE.MatchString(p.Region) {
@@ -166,6 +183,29 @@ func (c *Capacity) validate() error {
 		if !any {
 			return fmt.Errorf("%s: sets no price (on_demand_read_per_million, on_demand_write_per_million, provisioned_rcu_hour, provisioned_wcu_hour, storage_gb_month)", k)
 		}
+	}
+	return nil
+}
+
+func (e CapacityEngineering) validate(key string) error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"hourly_rate", e.HourlyRate},
+		{"hours_per_month.on_demand", e.HoursPerMonth.OnDemand},
+		{"hours_per_month.provisioned", e.HoursPerMonth.Provisioned},
+	} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("%s%s: must be a number >= 0, got %v", key, f.name, f.v)
+		}
+	}
+	hours := e.HoursPerMonth.OnDemand > 0 || e.HoursPerMonth.Provisioned > 0
+	switch {
+	case e.HourlyRate > 0 && !hours:
+		return fmt.Errorf("%shours_per_month: hourly_rate is set but no hours are (on_demand, provisioned): set the hours a month one table takes in each mode, or remove hourly_rate", key)
+	case e.HourlyRate == 0 && hours:
+		return fmt.Errorf("%shourly_rate: hours_per_month is set but hourly_rate is not: set the cost of an hour in USD, or remove hours_per_month", key)
 	}
 	return nil
 }

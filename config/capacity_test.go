@@ -63,6 +63,11 @@ func TestCapacityValidationNamesTheKey(t *testing.T) {
 		{"prices: [{region: us-east-1}]", "collectors.capacity.prices[0]: sets no price"},
 		{"prices: [{region: eu-west-3, storage_gb_month: -0.1}]", "collectors.capacity.prices[0].storage_gb_month: must be >= 0, got -0.1"},
 		{"min_saving: 3", `collectors.capacity.min_saving (line 2): unknown key "min_saving"`},
+		{"engineering: {hourly_rate: -5, hours_per_month: {provisioned: 2}}", "collectors.capacity.engineering.hourly_rate: must be a number >= 0, got -5"},
+		{"engineering: {hourly_rate: 90, hours_per_month: {on_demand: -1}}", "collectors.capacity.engineering.hours_per_month.on_demand: must be a number >= 0, got -1"},
+		{"engineering: {hourly_rate: 90}", "collectors.capacity.engineering.hours_per_month: hourly_rate is set but no hours are"},
+		{"engineering: {hours_per_month: {provisioned: 4}}", "collectors.capacity.engineering.hourly_rate: hours_per_month is set but hourly_rate is not"},
+		{"engineering: {rate: 90}", `unknown key "rate"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
@@ -82,5 +87,24 @@ func TestCapacityStoragePriceAlone(t *testing.T) {
 	}
 	if p := cfg.Collectors.Capacity.Prices; len(p) != 1 || p[0].StorageGBMonth != 0.29 {
 		t.Errorf("prices %+v, want one with storage_gb_month 0.29", p)
+	}
+}
+
+// TestCapacityEngineeringHours: the team's time is off by default and read
+// as given when set.
+func TestCapacityEngineeringHours(t *testing.T) {
+	cfg, err := Parse([]byte("accounts: [{regions: [us-east-1]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.Collectors.Capacity.Engineering; e.HourlyRate != 0 || e.HoursPerMonth.OnDemand != 0 || e.HoursPerMonth.Provisioned != 0 {
+		t.Errorf("default engineering %+v, want off", e)
+	}
+	cfg, err = Parse([]byte("collectors:\n  capacity:\n    engineering: {hourly_rate: 95, hours_per_month: {on_demand: 0.5, provisioned: 4}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.Collectors.Capacity.Engineering; e.HourlyRate != 95 || e.HoursPerMonth.OnDemand != 0.5 || e.HoursPerMonth.Provisioned != 4 {
+		t.Errorf("engineering %+v, want 95 an hour, 0.5 and 4 hours", e)
 	}
 }

@@ -245,6 +245,8 @@ func CapacitySettings(c config.Capacity) collectors.CapacitySettings {
 			MaxThrottledRatio: zeroAsNone(c.MaxThrottledRatio),
 		},
 	}
+	s.Engineering = capacity.Engineering{HourlyRate: c.Engineering.HourlyRate,
+		OnDemandHours: c.Engineering.HoursPerMonth.OnDemand, ProvisionedHours: c.Engineering.HoursPerMonth.Provisioned}
 	d := capacity.DefaultAutoScaling()
 	d.ScaleOutDelay = c.ScaleOutDelay.D()
 	s.Options.DefaultAutoScaling = &d

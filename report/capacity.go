@@ -169,6 +169,54 @@ type costJ struct {
 	RecommendedMode       string  `json:"recommended_mode"`
 	ReasonCode            string  `json:"reason_code"`
 	Reason                string  `json:"reason"`
+	// WithEngineering adds the team's time to the bill; absent unless
+	// collectors.capacity.engineering is set.
+	WithEngineering *engineeringJ `json:"with_engineering,omitempty"`
+}
+
+// engineeringJ is one window's monthly cost in each mode with the team's
+// time added (capacity.Engineering).
+type engineeringJ struct {
+	HourlyRateUSD         float64 `json:"hourly_rate_usd"`
+	HoursOnDemand         float64 `json:"hours_per_month_on_demand"`
+	HoursProvisioned      float64 `json:"hours_per_month_provisioned"`
+	MonthlyOnDemandUSD    float64 `json:"monthly_on_demand_usd"`
+	MonthlyProvisionedUSD float64 `json:"monthly_provisioned_usd"`
+	// CheaperMode is the mode of the lower total, empty when equal.
+	CheaperMode string `json:"cheaper_mode"`
+	// Reverses is true when the bill alone favours the other mode.
+	Reverses bool `json:"reverses_bill"`
+}
+
+// engineeringDoc is ev's totals with e's time, nil when e is off.
+func engineeringDoc(e capacity.Engineering, ev capacity.Evaluation) *engineeringJ {
+	if !e.On() {
+		return nil
+	}
+	t := e.Total(ev)
+	billCheaper := capacity.Mode("")
+	switch {
+	case ev.MonthlyOnDemand < ev.MonthlyProvisioned:
+		billCheaper = capacity.OnDemand
+	case ev.MonthlyProvisioned < ev.MonthlyOnDemand:
+		billCheaper = capacity.Provisioned
+	}
+	return &engineeringJ{HourlyRateUSD: e.HourlyRate, HoursOnDemand: e.OnDemandHours, HoursProvisioned: e.ProvisionedHours,
+		MonthlyOnDemandUSD: round2(t.OnDemand), MonthlyProvisionedUSD: round2(t.Provisioned), CheaperMode: string(t.Cheaper),
+		Reverses: billCheaper != "" && t.Cheaper != "" && billCheaper != t.Cheaper}
+}
+
+// engineeringText says a window's totals with the team's time in a sentence.
+func engineeringText(x *engineeringJ) string {
+	if x == nil {
+		return ""
+	}
+	s := fmt.Sprintf("With the team's time (%g h a month on demand, %g h provisioned, at %s an hour): %s on demand, %s provisioned a month",
+		x.HoursOnDemand, x.HoursProvisioned, usd(x.HourlyRateUSD), usd(x.MonthlyOnDemandUSD), usd(x.MonthlyProvisionedUSD))
+	if x.Reverses {
+		s += "; the team's time makes " + modeName(x.CheaperMode) + " the cheaper mode, unlike the bill alone"
+	}
+	return s + "."
 }
 
 // diagnosisJ is the diagnosis of one dimension of the base table or a GSI
@@ -257,7 +305,8 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 				MonthlyOnDemandUSD: round2(e.MonthlyOnDemand), MonthlyProvisionedUSD: round2(e.MonthlyProvisioned),
 				MonthlySavingUSD: round2(e.MonthlySaving), ThrottledUnits: math.Round(e.Throttled.Total()),
 				Recommendation: string(e.Recommendation.Action), RecommendedMode: string(e.Recommendation.Mode),
-				ReasonCode: string(e.Recommendation.Code), Reason: e.Recommendation.Reason})
+				ReasonCode: string(e.Recommendation.Code), Reason: e.Recommendation.Reason,
+				WithEngineering: engineeringDoc(r.Engineering, e)})
 		}
 		if n := len(t.Costs); n > 0 {
 			last := t.Costs[n-1]
@@ -407,6 +456,7 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s |\n", mdCell(t.Account), mdCell(t.Region), mdCell(t.Table), t.Mode,
 			c.Window, usd(c.MonthlyOnDemandUSD), usd(c.MonthlyProvisionedUSD), usd(c.MonthlySavingUSD), c.Recommendation, c.ReasonCode, mdCell(c.Reason))
 	}
+	engineeringMarkdown(&b, doc)
 	b.WriteString("\n## Table class and storage\n\nMonthly cost in each class: the longest window's throughput in the current billing mode, and today's storage " +
 		"(list price per GB-month of the class; free tier not deducted). Standard-IA is cheaper exactly when storage exceeds the break-even share of the Standard cost " +
 		"(5/17 at list prices); a switch needs the minimum monthly saving and no class change within 30 days (AWS allows two in 30 days). The switch is online.\n\n")
@@ -597,6 +647,7 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 	"diagnosisIntro":  func() string { return diagnosisIntro },
 	"classText":       classText,
+	"engineeringText": engineeringText,
 	"warmText":        warmText,
 	"growthText":      growthText,
 	"projectionIntro": func() string { return projectionIntro },
@@ -635,7 +686,8 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 <section class="table" id="t-{{.Account}}-{{.Region}}-{{.Table}}">
 <h2>{{.Table}} <small>({{.Account}}, {{.Region}}, {{.Mode}})</small></h2>
 {{with .Cost}}<p class="verdict {{if eq .Recommendation "keep"}}keep{{else}}switch{{end}}">{{.Recommendation}} ({{.ReasonCode}}): {{.Reason}}</p>
-<p>Over {{days .CoveredSeconds}} of actual consumption: on demand {{usd .OnDemandUSD}}, provisioned with auto-scaling {{usd .ProvisionedUSD}}; a month: {{usd .MonthlyOnDemandUSD}} on demand, {{usd .MonthlyProvisionedUSD}} provisioned.{{if gt .ThrottledUnits 0.0}} Provisioned capacity would have throttled {{printf "%.0f" .ThrottledUnits}} request units.{{end}}</p>{{end}}
+<p>Over {{days .CoveredSeconds}} of actual consumption: on demand {{usd .OnDemandUSD}}, provisioned with auto-scaling {{usd .ProvisionedUSD}}; a month: {{usd .MonthlyOnDemandUSD}} on demand, {{usd .MonthlyProvisionedUSD}} provisioned.{{if gt .ThrottledUnits 0.0}} Provisioned capacity would have throttled {{printf "%.0f" .ThrottledUnits}} request units.{{end}}</p>{{with .WithEngineering}}
+<p>{{engineeringText .}}</p>{{end}}{{end}}
 {{with .Error}}<p class="switch">No cost what-if: {{.}}</p>{{end}}
 {{with .Class}}<p>{{classText .}}</p>{{end}}
 {{with .Warm}}<p>{{warmText .}}</p>{{end}}
@@ -711,4 +763,33 @@ func CapacityHTML(w io.Writer, reports []collectors.TableReport, now time.Time) 
 		return fmt.Errorf("writing the report as HTML: %w", err)
 	}
 	return nil
+}
+
+// engineeringMarkdown writes the totals with the team's time of each
+// table's longest window, when collectors.capacity.engineering is set.
+func engineeringMarkdown(b *strings.Builder, doc capacityReportDoc) {
+	header := false
+	for _, t := range doc.Tables {
+		c := t.readable.costs
+		if c == nil || c.WithEngineering == nil {
+			continue
+		}
+		x := c.WithEngineering
+		if !header {
+			fmt.Fprintf(b, "\n## Total cost with the team's time\n\nThe bill plus the hours a month one table takes the team in each mode (%g on demand, %g provisioned, at %s an hour; `collectors.capacity.engineering`).\n\n"+
+				"| Account | Region | Table | Window | On-demand + team / month | Provisioned + team / month | Cheaper in total | Unlike the bill |\n|---|---|---|---|---:|---:|---|---|\n",
+				x.HoursOnDemand, x.HoursProvisioned, usd(x.HourlyRateUSD))
+			header = true
+		}
+		reverses := ""
+		if x.Reverses {
+			reverses = "yes"
+		}
+		cheaper := "equal"
+		if x.CheaperMode != "" {
+			cheaper = modeName(x.CheaperMode)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(t.Account), mdCell(t.Region), mdCell(t.Table), c.Window,
+			usd(x.MonthlyOnDemandUSD), usd(x.MonthlyProvisionedUSD), cheaper, reverses)
+	}
 }

@@ -71,6 +71,7 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 			notes = append(notes, fmt.Sprintf("%s %s: %s", r.Table, c.Window, e.Recommendation.Reason))
 		}
 	}
+	engineeringTable(w, reports)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Table class and storage (USD a month: the longest window's throughput in the current billing mode and today's storage, in each class; list storage prices, free tier not deducted)")
 	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tCLASS\tSTORAGE\tSTANDARD\tSTANDARD-IA\tSTORAGE SHARE\tBREAK-EVEN\tSAVING/MONTH\tRECOMMENDATION\tREASON")
@@ -174,4 +175,32 @@ func pct(v float64) string {
 
 func days(d time.Duration) string {
 	return fmt.Sprintf("%.1fd", d.Hours()/24)
+}
+
+// engineeringTable writes, when collectors.capacity.engineering is set, each
+// window's monthly cost in each mode with the team's time added.
+func engineeringTable(w io.Writer, reports []collectors.TableReport) {
+	header := false
+	for _, r := range reports {
+		for _, c := range r.Costs {
+			x := engineeringDoc(r.Engineering, c.Evaluation)
+			if x == nil {
+				continue
+			}
+			if !header {
+				fmt.Fprintln(w)
+				fmt.Fprintf(w, "Total cost with the team's time (USD a month: the bill plus %g h on demand, %g h provisioned per table, at %.2f an hour)\n", x.HoursOnDemand, x.HoursProvisioned, x.HourlyRateUSD)
+				fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tWINDOW\tON-DEMAND+TEAM\tPROVISIONED+TEAM\tCHEAPER IN TOTAL\tUNLIKE THE BILL")
+				header = true
+			}
+			cheaper, reverses := "equal", "-"
+			if x.CheaperMode != "" {
+				cheaper = modeName(x.CheaperMode)
+			}
+			if x.Reverses {
+				reverses = "yes"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\n", r.Account, r.Region, r.Table, c.Window, x.MonthlyOnDemandUSD, x.MonthlyProvisionedUSD, cheaper, reverses)
+		}
+	}
 }
