@@ -1,0 +1,363 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Peaks, four ways (issue 22, after the capacity-mode decision's axis 4,
+// "predictable peak vs flash sale"): a dimension's peaks are
+//
+//   - recurring: they start in the same hour of the UTC day on most days;
+//     scheduled scaling serves them (raise MinCapacity before, lower it
+//     after), and the what-if says what that saves;
+//   - ramping: not recurring, but demand rises from base to peak over more
+//     minutes than target tracking needs to react (ScaleOutPoints minutes
+//     above target, then ScaleOutDelay): target tracking alone keeps up;
+//   - flash: not recurring and faster than that: target tracking throttles
+//     on each; capacity must be in place before (pre-warming, on-demand);
+//   - steady: no day has a peak (the fourth way: nothing to do).
+//
+// The rules, on the last PeakRule.Days whole UTC days of the series:
+//
+//   - A day's base is the median of its minute rates; its peak is its
+//     highest minute rate, and the day has a peak when that is at least
+//     Factor × base and at least MinRise units per second above it.
+//   - The peak's run is the contiguous run of minutes around the peak minute
+//     whose rate is above base + 10% of (peak − base); its start is the run's
+//     first minute, its end the last; its ramp is the minutes from start to
+//     the (first) peak minute. A run that began the day before is that
+//     day's, not counted again.
+//   - Recurring: on at least MinDays of the Days, the day's peak starts
+//     within one 60-minute window of the UTC day (the window starting at one
+//     of those days' start; the one that holds most, then the earliest).
+//     One peak per day is considered: a dimension with two daily peaks of
+//     alternating size may be seen as neither. Weekly recurrence is not
+//     looked for (it needs weeks of minutes).
+//   - Otherwise, ramping when the highest peak's ramp is longer than the
+//     reaction (ScaleOutPoints + ScaleOutDelay in minutes), flash otherwise.
+//
+// The proposal for a recurring peak: raise MinCapacity to ceil(highest
+// peak of those days ÷ Target) (at most the policy's Max) at the earliest
+// start minus the lead time, ScaleOutDelay + LeadMargin (the raise is in
+// effect ScaleOutDelay after the action runs, see SimulateProvisioned; the
+// margin absorbs a peak starting a few minutes early), and lower it back to
+// the policy's Min the minute after the latest end; both daily, as cron in
+// UTC. The what-if simulates the policy with its existing scheduled actions,
+// without and with the two proposed, over the whole series.
+
+// PeakKind is how a dimension's peaks are best served.
+type PeakKind string
+
+// Peak kinds.
+const (
+	// PeakUnknown: the series is too short (fewer whole days than
+	// PeakRule.Days); Peaks.Reason says so.
+	PeakUnknown PeakKind = "unknown"
+	// PeakSteady: no day has a peak.
+	PeakSteady PeakKind = "steady"
+	// PeakRecurring: the peak starts in the same hour on most days.
+	PeakRecurring PeakKind = "recurring"
+	// PeakRamping: the peak rises slower than target tracking reacts.
+	PeakRamping PeakKind = "ramping"
+	// PeakFlash: the peak rises faster than target tracking reacts and
+	// does not recur.
+	PeakFlash PeakKind = "flash"
+)
+
+// PeakKinds returns the kinds in a fixed order.
+func PeakKinds() []PeakKind {
+	return []PeakKind{PeakUnknown, PeakSteady, PeakRecurring, PeakRamping, PeakFlash}
+}
+
+// PeakRule holds the thresholds of the peak classification.
+type PeakRule struct {
+	// Days is how many whole UTC days are examined (M).
+	Days int
+	// MinDays is on how many of them the peak must start in the same hour
+	// to be recurring (N).
+	MinDays int
+	// Factor is how many times the day's median rate a peak reaches.
+	Factor float64
+	// MinRise is how many units per second a peak rises above the median.
+	MinRise float64
+	// LeadMargin is added to ScaleOutDelay to make the lead time of a
+	// proposed raise.
+	LeadMargin time.Duration
+}
+
+// DefaultPeakRule returns 5 of the last 7 days, a peak at twice the median
+// and at least 1 unit per second above it, and a 5-minute margin.
+func DefaultPeakRule() PeakRule {
+	return PeakRule{Days: 7, MinDays: 5, Factor: 2, MinRise: 1, LeadMargin: 5 * time.Minute}
+}
+
+// Validate reports the first invalid threshold.
+func (r PeakRule) Validate() error {
+	switch {
+	case r.Days < 1:
+		return fmt.Errorf("capacity: PeakRule.Days %d must be at least 1", r.Days)
+	case r.MinDays < 1 || r.MinDays > r.Days:
+		return fmt.Errorf("capacity: PeakRule.MinDays %d must be within 1-%d", r.MinDays, r.Days)
+	case !(r.Factor > 1) || math.IsInf(r.Factor, 0):
+		return fmt.Errorf("capacity: PeakRule.Factor %v must be a finite number above 1", r.Factor)
+	case !(r.MinRise >= 0) || math.IsInf(r.MinRise, 0):
+		return fmt.Errorf("capacity: PeakRule.MinRise %v must be a finite non-negative number", r.MinRise)
+	case r.LeadMargin < 0:
+		return fmt.Errorf("capacity: PeakRule.LeadMargin %v is negative", r.LeadMargin)
+	}
+	return nil
+}
+
+// Peaks is the classification of one dimension's peaks.
+type Peaks struct {
+	// Kind is how the peaks are best served.
+	Kind PeakKind
+	// Reason says why Kind is PeakUnknown.
+	Reason string
+	// Days is how many whole days were examined, DaysWithPeak how many had
+	// a peak and Recurring on how many the peak started in the recurring
+	// hour (the evidence: Recurring of Days).
+	Days, DaysWithPeak, Recurring int
+	// StartMinute and EndMinute are, for a recurring peak, the earliest
+	// start and the latest end (inclusive) as minutes of the UTC day; the
+	// end may exceed 1,439 for a peak that crosses midnight.
+	StartMinute, EndMinute int
+	// BaseDemand is the median of the days' medians and PeakDemand the
+	// highest peak (of the recurring days for a recurring peak), in units
+	// per second.
+	BaseDemand, PeakDemand float64
+	// RampMinutes is the ramp of the highest peak; ReactionMinutes is
+	// target tracking's reaction, ScaleOutPoints + ScaleOutDelay.
+	RampMinutes, ReactionMinutes int
+	// Proposal is the scheduled scaling of a recurring peak, with its
+	// what-if; nil for the other kinds.
+	Proposal *ScheduleProposal
+}
+
+// ScheduleProposal is a pair of scheduled actions covering a recurring
+// peak, and the what-if of adding them.
+type ScheduleProposal struct {
+	// Raise sets MinCapacity to the peak's need before it; Lower sets it
+	// back to the policy's Min after it.
+	Raise, Lower ScheduledAction
+	// LeadMinutes is how long before the peak's start Raise runs.
+	LeadMinutes int
+	// Without and With are the what-if of the policy (with its existing
+	// scheduled actions) alone and with Raise and Lower.
+	Without, With WhatIf
+}
+
+// WhatIf is one simulated run of a dimension.
+type WhatIf struct {
+	// ThrottledUnits is the simulated throttled demand, in units.
+	ThrottledUnits float64
+	// UnitHours is the provisioned capacity integrated over the series.
+	UnitHours float64
+	// MonthlyCost is the provisioned cost scaled to HoursPerMonth.
+	MonthlyCost float64
+}
+
+// ThrottledUnitsAvoided is Without's throttled units less With's.
+func (p ScheduleProposal) ThrottledUnitsAvoided() float64 {
+	return p.Without.ThrottledUnits - p.With.ThrottledUnits
+}
+
+// Worthwhile reports whether the proposal avoids at least half a unit of
+// throttling: a dimension whose existing scheduled actions already cover
+// the peak, or whose target tracking already serves it, gains nothing.
+func (p ScheduleProposal) Worthwhile() bool { return p.ThrottledUnitsAvoided() >= 0.5 }
+
+// dayPeak is the peak of one day.
+type dayPeak struct {
+	has        bool
+	base, peak float64 // units per second
+	start, end int     // minutes from the day's midnight (end may pass 1,439)
+	ramp       int
+}
+
+// AnalyzePeaks classifies the peaks of one dimension's series under its
+// auto-scaling policy a (its existing Scheduled actions included) and, for
+// a recurring peak, proposes scheduled actions and simulates them; unitHour
+// is the price of one provisioned unit for an hour.
+func AnalyzePeaks(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64) (Peaks, error) {
+	if err := s.Validate(); err != nil {
+		return Peaks{}, err
+	}
+	if err := a.Validate(); err != nil {
+		return Peaks{}, err
+	}
+	if err := rule.Validate(); err != nil {
+		return Peaks{}, err
+	}
+	if !(unitHour >= 0) || math.IsInf(unitHour, 0) {
+		return Peaks{}, fmt.Errorf("capacity: unit-hour price %v must be a finite non-negative number", unitHour)
+	}
+	out := Peaks{ReactionMinutes: ScaleOutPoints + ceilMinutes(a.ScaleOutDelay)}
+	// Whole UTC days: the first midnight at or after Start.
+	first := s.Start.UTC().Truncate(24 * time.Hour)
+	if first.Before(s.Start) {
+		first = first.Add(24 * time.Hour)
+	}
+	offset := int(first.Sub(s.Start) / time.Minute)
+	whole := (len(s.Sum) - offset) / 1440
+	if whole < rule.Days {
+		out.Kind = PeakUnknown
+		out.Reason = fmt.Sprintf("the history holds %d whole days, the classification needs %d", max(whole, 0), rule.Days)
+		return out, nil
+	}
+	out.Days = rule.Days
+	days := make([]dayPeak, rule.Days)
+	buf := make([]float64, 1440)
+	var bases []float64
+	top := -1
+	for d := range days {
+		from := offset + (whole-rule.Days+d)*1440
+		days[d] = peakOfDay(s.Sum, from, buf, rule)
+		bases = append(bases, days[d].base)
+		if days[d].has {
+			out.DaysWithPeak++
+			if top < 0 || days[d].peak > days[top].peak {
+				top = d
+			}
+		}
+	}
+	slices.Sort(bases)
+	out.BaseDemand = median(bases)
+	if top < 0 {
+		out.Kind = PeakSteady
+		return out, nil
+	}
+	out.PeakDemand, out.RampMinutes = days[top].peak, days[top].ramp
+	// The 60-minute window of the day holding most peak starts.
+	best, bestN := -1, 0
+	for d, p := range days {
+		if !p.has {
+			continue
+		}
+		n := 0
+		for _, q := range days {
+			if q.has && (q.start-p.start+1440)%1440 < 60 {
+				n++
+			}
+		}
+		if n > bestN || (n == bestN && p.start < days[best].start) {
+			best, bestN = d, n
+		}
+	}
+	if bestN < rule.MinDays {
+		out.Kind = PeakFlash
+		if out.RampMinutes > out.ReactionMinutes {
+			out.Kind = PeakRamping
+		}
+		return out, nil
+	}
+	out.Kind, out.Recurring = PeakRecurring, bestN
+	anchor := days[best].start
+	out.StartMinute, out.EndMinute, out.PeakDemand, out.RampMinutes = anchor, -1, 0, 0
+	for _, q := range days {
+		if !q.has || (q.start-anchor+1440)%1440 >= 60 {
+			continue
+		}
+		// The end relative to the anchor's day, for a start past midnight.
+		end := q.end
+		if q.start < anchor {
+			end += 1440
+		}
+		out.EndMinute = max(out.EndMinute, end)
+		if q.peak > out.PeakDemand {
+			out.PeakDemand, out.RampMinutes = q.peak, q.ramp
+		}
+	}
+	p, err := propose(s, a, rule, unitHour, out)
+	if err != nil {
+		return Peaks{}, err
+	}
+	out.Proposal = &p
+	return out, nil
+}
+
+// peakOfDay finds the peak of the day whose first minute is sums[from];
+// the peak's run may continue past the day's end. A run the day begins
+// with that continues one of the day before (the minute before midnight is
+// above the threshold too) is that day's: it is skipped.
+func peakOfDay(sums []float64, from int, buf []float64, rule PeakRule) dayPeak {
+	day := sums[from : from+1440]
+	buf = append(buf[:0], day...)
+	slices.Sort(buf)
+	base := median(buf) / 60
+	p := dayPeak{base: base}
+	threshold := func(peak float64) float64 { return (base + 0.1*(peak-base)) * 60 }
+	skip := 0
+	if above := threshold(buf[len(buf)-1] / 60); from > 0 && sums[from-1] > above {
+		for skip < len(day) && day[skip] > above {
+			skip++
+		}
+	}
+	if skip == len(day) {
+		return p
+	}
+	at := skip
+	for i := skip; i < len(day); i++ {
+		if day[i] > day[at] {
+			at = i
+		}
+	}
+	p.peak = day[at] / 60
+	if !(p.peak >= rule.Factor*base) || !(p.peak-base >= rule.MinRise) {
+		return p
+	}
+	p.has = true
+	above := threshold(p.peak)
+	start := at
+	for start > skip && day[start-1] > above {
+		start--
+	}
+	end := from + at
+	for end+1 < len(sums) && sums[end+1] > above {
+		end++
+	}
+	p.start, p.end, p.ramp = start, end-from, at-start
+	return p
+}
+
+// propose builds the scheduled actions of a recurring peak and simulates
+// the policy without and with them.
+func propose(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64, pk Peaks) (ScheduleProposal, error) {
+	lead := ceilMinutes(a.ScaleOutDelay) + ceilMinutes(rule.LeadMargin)
+	raiseAt := ((pk.StartMinute-lead)%1440 + 1440) % 1440
+	lowerAt := (pk.EndMinute + 1) % 1440
+	need := math.Min(a.Max, math.Ceil(pk.PeakDemand/a.Target-1e-9))
+	name := fmt.Sprintf("dynamodb-exporter-peak-%02d%02d", pk.StartMinute/60%24, pk.StartMinute%60)
+	p := ScheduleProposal{
+		LeadMinutes: lead,
+		Raise:       ScheduledAction{Name: name + "-raise", Schedule: dailyCron(raiseAt), Min: need},
+		Lower:       ScheduledAction{Name: name + "-lower", Schedule: dailyCron(lowerAt), Min: a.Min},
+	}
+	hours := float64(len(s.Sum)) / 60
+	run := func(a AutoScalingSettings) (WhatIf, error) {
+		sim, err := SimulateProvisioned(s, a)
+		if err != nil {
+			return WhatIf{}, err
+		}
+		return WhatIf{ThrottledUnits: sim.ThrottledUnits, UnitHours: sim.UnitHours, MonthlyCost: Monthly(sim.UnitHours*unitHour, hours)}, nil
+	}
+	var err error
+	if p.Without, err = run(a); err != nil {
+		return ScheduleProposal{}, err
+	}
+	with := a
+	with.Scheduled = append(slices.Clip(a.Scheduled), p.Raise, p.Lower)
+	if p.With, err = run(with); err != nil {
+		return ScheduleProposal{}, err
+	}
+	return p, nil
+}
+
+// dailyCron is the Application Auto Scaling cron expression running every
+// day at a minute of the UTC day.
+func dailyCron(minute int) string {
+	return fmt.Sprintf("cron(%d %d * * ? *)", minute%60, minute/60)
+}
