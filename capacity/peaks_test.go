@@ -161,3 +161,46 @@ func TestAnalyzePeaksKinds(t *testing.T) {
 		t.Error("MinDays above Days accepted")
 	}
 }
+
+func TestPeakAdviceAndCommand(t *testing.T) {
+	a := AutoScalingSettings{Target: 0.7, Min: 5, Max: 1000, ScaleOutDelay: 5 * time.Minute}
+	p, err := AnalyzePeaks(evening(7, 10, 60, 0, 1, 2, 4, 5, 6), a, DefaultPeakRule(), 0.00065)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv := p.Advice()
+	if adv.Action != PeakActionAddScheduledScaling || adv.Code != PeakReasonRecurring ||
+		!strings.Contains(adv.Reason, "starts at about 19:30 UTC on 6 of the last 7 days") || !strings.Contains(adv.Reason, "avoids 86400 of 86400 throttled units") {
+		t.Errorf("advice %+v", adv)
+	}
+	got := PutScheduledActionCommand("orders", "", Write, p.Proposal.Raise)
+	want := `aws application-autoscaling put-scheduled-action --service-namespace dynamodb --resource-id table/orders --scalable-dimension dynamodb:table:WriteCapacityUnits --scheduled-action-name dynamodb-exporter-peak-1930-raise --schedule "cron(20 19 * * ? *)" --scalable-target-action MinCapacity=86`
+	if got != want {
+		t.Errorf("command\n%s\nwant\n%s", got, want)
+	}
+	if got := PutScheduledActionCommand("orders", "by-day", Read, p.Proposal.Lower); !strings.Contains(got, "--resource-id table/orders/index/by-day --scalable-dimension dynamodb:index:ReadCapacityUnits") ||
+		!strings.HasSuffix(got, `--schedule "cron(30 20 * * ? *)" --scalable-target-action MinCapacity=5`) {
+		t.Errorf("index command %s", got)
+	}
+	for _, c := range []struct {
+		s    Series
+		want PeakReason
+	}{
+		{evening(6, 10, 60, 1), PeakReasonShortHistory},
+		{evening(7, 10, 60), PeakReasonSteady},
+		{evening(7, 10, 60, 3), PeakReasonFlash},
+	} {
+		p, err := AnalyzePeaks(c.s, a, DefaultPeakRule(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Advice(); got.Code != c.want || got.Reason == "" {
+			t.Errorf("%s: advice %+v, want %s", p.Kind, got, c.want)
+		}
+	}
+	a.Scheduled = []ScheduledAction{{Name: "up", Schedule: "cron(15 19 * * ? *)", Min: 100}, {Name: "down", Schedule: "cron(45 20 * * ? *)", Min: 5}}
+	p, _ = AnalyzePeaks(evening(7, 10, 60, 0, 1, 2, 4, 5, 6), a, DefaultPeakRule(), 1)
+	if got := p.Advice(); got.Action != PeakActionTargetTracking || got.Code != PeakReasonRecurringServed {
+		t.Errorf("covered: %+v", got)
+	}
+}
