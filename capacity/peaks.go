@@ -20,22 +20,28 @@ import (
 //     on each; capacity must be in place before (pre-warming, on-demand);
 //   - steady: no day has a peak (the fourth way: nothing to do).
 //
-// The rules, on the last PeakRule.Days whole UTC days of the series:
+// The rules, on the last PeakRule.Days whole UTC days, all computable as
+// the minutes arrive in fixed memory (PeakTracker; AnalyzePeaks runs the
+// same tracker over a series):
 //
-//   - A day's base is the median of its minute rates; its peak is its
-//     highest minute rate, and the day has a peak when that is at least
+//   - A day's base is the median of its 24 hourly mean rates; its peak is
+//     its highest minute rate, and the day has a peak when that is at least
 //     Factor × base and at least MinRise units per second above it.
-//   - The peak's run is the contiguous run of minutes around the peak minute
-//     whose rate is above base + 10% of (peak − base); its start is the run's
-//     first minute, its end the last; its ramp is the minutes from start to
-//     the (first) peak minute. A run that began the day before is that
-//     day's, not counted again.
+//   - The peak's run is the contiguous run of minutes around the (first)
+//     peak minute whose rate is above half the peak; its start is the run's
+//     first minute (looked for at most PeakLookBack minutes back: a longer
+//     rise counts as PeakLookBack), its end the last (it may run into the
+//     next day); the ramp is the minutes from start to the peak minute, the
+//     rise from half to full.
+//   - A run still going at midnight is the day's it began in: the next
+//     day's minutes above its threshold are its end, not the next day's
+//     peak.
 //   - Recurring: on at least MinDays of the Days, the day's peak starts
 //     within one 60-minute window of the UTC day (the window starting at one
 //     of those days' start; the one that holds most, then the earliest).
 //     One peak per day is considered: a dimension with two daily peaks of
 //     alternating size may be seen as neither. Weekly recurrence is not
-//     looked for (it needs weeks of minutes).
+//     looked for (it needs weeks of days).
 //   - Otherwise, ramping when the highest peak's ramp is longer than the
 //     reaction (ScaleOutPoints + ScaleOutDelay in minutes), flash otherwise.
 //
@@ -170,12 +176,195 @@ func (p ScheduleProposal) ThrottledUnitsAvoided() float64 {
 // the peak, or whose target tracking already serves it, gains nothing.
 func (p ScheduleProposal) Worthwhile() bool { return p.ThrottledUnitsAvoided() >= 0.5 }
 
-// dayPeak is the peak of one day.
+// PeakLookBack is how many minutes before a peak minute the start of its
+// rise is looked for.
+const PeakLookBack = 60
+
+// dayPeak is the peak of one whole day.
 type dayPeak struct {
 	has        bool
-	base, peak float64 // units per second
-	start, end int     // minutes from the day's midnight (end may pass 1,439)
-	ramp       int
+	base, peak float32 // units per second
+	start      int16   // minute of the day the run starts (negative: the day before)
+	end        int16   // minute of the day the run ends (past 1,439: the next day)
+	ramp       int16
+}
+
+// PeakTracker classifies one dimension's peaks from its minutes as they
+// arrive (Add), keeping about 600 bytes: the last PeakLookBack minutes, the
+// current day's 24 hourly sums and running peak, and a summary of each of
+// the last PeakRule.Days whole days. A collector can keep one per table or
+// GSI dimension instead of the days of minutes the classification reads.
+type PeakTracker struct {
+	rule  PeakRule
+	start time.Time
+	n     int // minutes added
+	ring  [PeakLookBack]float32
+	// The current day: its UTC midnight, minutes seen, hourly sums and
+	// running peak (peak, at, start, end, whether the run is still open).
+	day     time.Time
+	seen    int
+	hours   [24]float32
+	peak    float32
+	at      int
+	runFrom int
+	runTo   int
+	open    bool
+	// cont is the threshold (a Sum) of the previous day's run when it was
+	// still open at midnight; zero once it closed.
+	cont float32
+	// days are the summaries of the last whole days, oldest first.
+	days []dayPeak
+}
+
+// NewPeakTracker returns a tracker whose first minute begins at start.
+func NewPeakTracker(start time.Time, rule PeakRule) (*PeakTracker, error) {
+	if err := rule.Validate(); err != nil {
+		return nil, err
+	}
+	start = start.UTC().Truncate(time.Minute)
+	return &PeakTracker{rule: rule, start: start, day: start.Truncate(24 * time.Hour), days: make([]dayPeak, 0, rule.Days)}, nil
+}
+
+// Add accounts the next minute, whose consumed Sum is sum (a Sum that is
+// negative, NaN or infinite counts as zero).
+func (t *PeakTracker) Add(sum float64) {
+	sum = finiteSum(sum)
+	at := t.start.Add(time.Duration(t.n) * time.Minute)
+	if day := at.Truncate(24 * time.Hour); !day.Equal(t.day) {
+		t.finishDay()
+		t.day = day
+	}
+	m := int(at.Sub(t.day) / time.Minute)
+	v := float32(sum)
+	t.hours[m/60] += v
+	t.seen++
+	switch {
+	case t.cont > 0 && v > t.cont:
+		// The previous day's run goes on: its end, not this day's peak.
+		if k := len(t.days) - 1; k >= 0 {
+			t.days[k].end = int16(1440 + m)
+		}
+	case v > t.peak:
+		t.cont = 0
+		t.peak, t.at, t.runTo, t.open = v, m, m, true
+		back := 0
+		for back < PeakLookBack && back < t.n && t.ring[(t.n-1-back)%PeakLookBack] > v/2 {
+			back++
+		}
+		t.runFrom = m - back
+	default:
+		t.cont = 0
+		if t.open {
+			if v > t.peak/2 {
+				t.runTo = m
+			} else {
+				t.open = false
+			}
+		}
+	}
+	t.ring[t.n%PeakLookBack] = v
+	t.n++
+}
+
+// finishDay closes the current day: a whole day joins the summaries.
+func (t *PeakTracker) finishDay() {
+	whole := t.seen == 1440
+	var sum dayPeak
+	if whole {
+		var hours [24]float64
+		for h, v := range t.hours {
+			hours[h] = float64(v) / 3600
+		}
+		slices.Sort(hours[:])
+		base, peak := median(hours[:]), float64(t.peak)/60
+		sum = dayPeak{base: float32(base), peak: float32(peak)}
+		if peak >= t.rule.Factor*base && peak-base >= t.rule.MinRise && t.peak > 0 {
+			sum.has, sum.start, sum.end, sum.ramp = true, int16(t.runFrom), int16(t.runTo), int16(t.at-t.runFrom)
+		}
+		if len(t.days) == t.rule.Days {
+			t.days = append(t.days[:0], t.days[1:]...)
+		}
+		t.days = append(t.days, sum)
+	}
+	t.cont = 0
+	if whole && sum.has && t.open {
+		t.cont = t.peak / 2
+	}
+	t.seen, t.hours, t.peak, t.at, t.runFrom, t.runTo, t.open = 0, [24]float32{}, 0, 0, 0, 0, false
+}
+
+// Peaks classifies the peaks of the whole days added so far, with the
+// reaction of the auto-scaling settings a; Proposal is left nil
+// (AnalyzePeaks fills it).
+func (t *PeakTracker) Peaks(a AutoScalingSettings) Peaks {
+	out := Peaks{ReactionMinutes: ScaleOutPoints + ceilMinutes(a.ScaleOutDelay)}
+	days := t.days
+	if len(days) < t.rule.Days {
+		out.Kind = PeakUnknown
+		out.Reason = fmt.Sprintf("the history holds %d whole days, the classification needs %d", len(days), t.rule.Days)
+		return out
+	}
+	out.Days = len(days)
+	bases := make([]float64, 0, len(days))
+	top := -1
+	for d, p := range days {
+		bases = append(bases, float64(p.base))
+		if p.has {
+			out.DaysWithPeak++
+			if top < 0 || p.peak > days[top].peak {
+				top = d
+			}
+		}
+	}
+	slices.Sort(bases)
+	out.BaseDemand = median(bases)
+	if top < 0 {
+		out.Kind = PeakSteady
+		return out
+	}
+	out.PeakDemand, out.RampMinutes = float64(days[top].peak), int(days[top].ramp)
+	startOf := func(p dayPeak) int { return (int(p.start)%1440 + 1440) % 1440 }
+	// The 60-minute window of the day holding most peak starts.
+	best, bestN := -1, 0
+	for d, p := range days {
+		if !p.has {
+			continue
+		}
+		n := 0
+		for _, q := range days {
+			if q.has && (startOf(q)-startOf(p)+1440)%1440 < 60 {
+				n++
+			}
+		}
+		if n > bestN || (n == bestN && startOf(p) < startOf(days[best])) {
+			best, bestN = d, n
+		}
+	}
+	if bestN < t.rule.MinDays {
+		out.Kind = PeakFlash
+		if out.RampMinutes > out.ReactionMinutes {
+			out.Kind = PeakRamping
+		}
+		return out
+	}
+	out.Kind, out.Recurring = PeakRecurring, bestN
+	anchor := startOf(days[best])
+	out.StartMinute, out.EndMinute, out.PeakDemand, out.RampMinutes = anchor, -1, 0, 0
+	for _, q := range days {
+		if !q.has || (startOf(q)-anchor+1440)%1440 >= 60 {
+			continue
+		}
+		// The end relative to the anchor's day.
+		end := int(q.end) - int(q.start) + startOf(q)
+		if startOf(q) < anchor {
+			end += 1440
+		}
+		out.EndMinute = max(out.EndMinute, end)
+		if float64(q.peak) > out.PeakDemand {
+			out.PeakDemand, out.RampMinutes = float64(q.peak), int(q.ramp)
+		}
+	}
+	return out
 }
 
 // AnalyzePeaks classifies the peaks of one dimension's series under its
@@ -189,87 +378,20 @@ func AnalyzePeaks(s Series, a AutoScalingSettings, rule PeakRule, unitHour float
 	if err := a.Validate(); err != nil {
 		return Peaks{}, err
 	}
-	if err := rule.Validate(); err != nil {
-		return Peaks{}, err
-	}
 	if !(unitHour >= 0) || math.IsInf(unitHour, 0) {
 		return Peaks{}, fmt.Errorf("capacity: unit-hour price %v must be a finite non-negative number", unitHour)
 	}
-	out := Peaks{ReactionMinutes: ScaleOutPoints + ceilMinutes(a.ScaleOutDelay)}
-	// Whole UTC days: the first midnight at or after Start.
-	first := s.Start.UTC().Truncate(24 * time.Hour)
-	if first.Before(s.Start) {
-		first = first.Add(24 * time.Hour)
+	t, err := NewPeakTracker(s.Start, rule)
+	if err != nil {
+		return Peaks{}, err
 	}
-	offset := int(first.Sub(s.Start) / time.Minute)
-	whole := (len(s.Sum) - offset) / 1440
-	if whole < rule.Days {
-		out.Kind = PeakUnknown
-		out.Reason = fmt.Sprintf("the history holds %d whole days, the classification needs %d", max(whole, 0), rule.Days)
+	for _, v := range s.Sum {
+		t.Add(v)
+	}
+	t.finishDay() // a series ending at midnight ends a whole day
+	out := t.Peaks(a)
+	if out.Kind != PeakRecurring {
 		return out, nil
-	}
-	out.Days = rule.Days
-	days := make([]dayPeak, rule.Days)
-	buf := make([]float64, 1440)
-	var bases []float64
-	top := -1
-	for d := range days {
-		from := offset + (whole-rule.Days+d)*1440
-		days[d] = peakOfDay(s.Sum, from, buf, rule)
-		bases = append(bases, days[d].base)
-		if days[d].has {
-			out.DaysWithPeak++
-			if top < 0 || days[d].peak > days[top].peak {
-				top = d
-			}
-		}
-	}
-	slices.Sort(bases)
-	out.BaseDemand = median(bases)
-	if top < 0 {
-		out.Kind = PeakSteady
-		return out, nil
-	}
-	out.PeakDemand, out.RampMinutes = days[top].peak, days[top].ramp
-	// The 60-minute window of the day holding most peak starts.
-	best, bestN := -1, 0
-	for d, p := range days {
-		if !p.has {
-			continue
-		}
-		n := 0
-		for _, q := range days {
-			if q.has && (q.start-p.start+1440)%1440 < 60 {
-				n++
-			}
-		}
-		if n > bestN || (n == bestN && p.start < days[best].start) {
-			best, bestN = d, n
-		}
-	}
-	if bestN < rule.MinDays {
-		out.Kind = PeakFlash
-		if out.RampMinutes > out.ReactionMinutes {
-			out.Kind = PeakRamping
-		}
-		return out, nil
-	}
-	out.Kind, out.Recurring = PeakRecurring, bestN
-	anchor := days[best].start
-	out.StartMinute, out.EndMinute, out.PeakDemand, out.RampMinutes = anchor, -1, 0, 0
-	for _, q := range days {
-		if !q.has || (q.start-anchor+1440)%1440 >= 60 {
-			continue
-		}
-		// The end relative to the anchor's day, for a start past midnight.
-		end := q.end
-		if q.start < anchor {
-			end += 1440
-		}
-		out.EndMinute = max(out.EndMinute, end)
-		if q.peak > out.PeakDemand {
-			out.PeakDemand, out.RampMinutes = q.peak, q.ramp
-		}
 	}
 	p, err := propose(s, a, rule, unitHour, out)
 	if err != nil {
@@ -277,50 +399,6 @@ func AnalyzePeaks(s Series, a AutoScalingSettings, rule PeakRule, unitHour float
 	}
 	out.Proposal = &p
 	return out, nil
-}
-
-// peakOfDay finds the peak of the day whose first minute is sums[from];
-// the peak's run may continue past the day's end. A run the day begins
-// with that continues one of the day before (the minute before midnight is
-// above the threshold too) is that day's: it is skipped.
-func peakOfDay(sums []float64, from int, buf []float64, rule PeakRule) dayPeak {
-	day := sums[from : from+1440]
-	buf = append(buf[:0], day...)
-	slices.Sort(buf)
-	base := median(buf) / 60
-	p := dayPeak{base: base}
-	threshold := func(peak float64) float64 { return (base + 0.1*(peak-base)) * 60 }
-	skip := 0
-	if above := threshold(buf[len(buf)-1] / 60); from > 0 && sums[from-1] > above {
-		for skip < len(day) && day[skip] > above {
-			skip++
-		}
-	}
-	if skip == len(day) {
-		return p
-	}
-	at := skip
-	for i := skip; i < len(day); i++ {
-		if day[i] > day[at] {
-			at = i
-		}
-	}
-	p.peak = day[at] / 60
-	if !(p.peak >= rule.Factor*base) || !(p.peak-base >= rule.MinRise) {
-		return p
-	}
-	p.has = true
-	above := threshold(p.peak)
-	start := at
-	for start > skip && day[start-1] > above {
-		start--
-	}
-	end := from + at
-	for end+1 < len(sums) && sums[end+1] > above {
-		end++
-	}
-	p.start, p.end, p.ramp = start, end-from, at-start
-	return p
 }
 
 // propose builds the scheduled actions of a recurring peak and simulates

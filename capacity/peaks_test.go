@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // evening builds days × 1440 minutes from midnight UTC at base units per
@@ -140,8 +141,8 @@ func TestAnalyzePeaksKinds(t *testing.T) {
 		t.Errorf("flat: %s", p.Kind)
 	}
 	// One ramp over 60 minutes (a rise of 1 unit/s a minute from 10 to 70):
-	// ramping. The run starts at the first rate above 10 + 6 = 16 (17, at
-	// minute 7): 53 minutes to the peak.
+	// ramping. The run starts at the first rate above half the peak, 35
+	// (36, at minute 26): 34 minutes to the peak.
 	s := evening(7, 10, 0)
 	for m := range 61 {
 		s.Sum[3*1440+600+m] = (10 + float64(m)) * 60
@@ -150,7 +151,7 @@ func TestAnalyzePeaksKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kind != PeakRamping || p.RampMinutes != 53 || p.PeakDemand != 70 {
+	if p.Kind != PeakRamping || p.RampMinutes != 34 || p.PeakDemand != 70 {
 		t.Errorf("ramp: kind %s, ramp %d, peak %v", p.Kind, p.RampMinutes, p.PeakDemand)
 	}
 	// One step: flash.
@@ -202,5 +203,33 @@ func TestPeakAdviceAndCommand(t *testing.T) {
 	p, _ = AnalyzePeaks(evening(7, 10, 60, 0, 1, 2, 4, 5, 6), a, DefaultPeakRule(), 1)
 	if got := p.Advice(); got.Action != PeakActionTargetTracking || got.Code != PeakReasonRecurringServed {
 		t.Errorf("covered: %+v", got)
+	}
+}
+
+// The tracker keeps fixed state: about 600 bytes for 7 days, nothing
+// allocated per minute, and it answers at any time from the whole days
+// seen so far.
+func TestPeakTrackerState(t *testing.T) {
+	rule := DefaultPeakRule()
+	size := unsafe.Sizeof(PeakTracker{}) + uintptr(rule.Days)*unsafe.Sizeof(dayPeak{})
+	if size > 700 {
+		t.Errorf("tracker state %d bytes, want at most 700", size)
+	}
+	s := evening(9, 10, 60, 0, 1, 2, 3, 4, 5, 6, 7, 8)
+	tr, err := NewPeakTracker(s.Start.Add(13*time.Hour), rule) // the first day is partial
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := DefaultAutoScaling()
+	for i, v := range s.Sum[13*60:] {
+		tr.Add(v)
+		if i == 11*60+7*1440 { // the first minute of the 8th day: days 1-7 are whole
+			if p := tr.Peaks(a); p.Kind != PeakRecurring || p.Recurring != 7 {
+				t.Fatalf("after 7 whole days: %s %d", p.Kind, p.Recurring)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(1000, func() { tr.Add(600) }); n > 0.01 {
+		t.Errorf("%v allocations per minute", n)
 	}
 }
