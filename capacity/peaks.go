@@ -103,8 +103,8 @@ func DefaultPeakRule() PeakRule {
 // Validate reports the first invalid threshold.
 func (r PeakRule) Validate() error {
 	switch {
-	case r.Days < 1:
-		return fmt.Errorf("capacity: PeakRule.Days %d must be at least 1", r.Days)
+	case r.Days < 1 || r.Days > 62:
+		return fmt.Errorf("capacity: PeakRule.Days %d must be within 1-62", r.Days)
 	case r.MinDays < 1 || r.MinDays > r.Days:
 		return fmt.Errorf("capacity: PeakRule.MinDays %d must be within 1-%d", r.MinDays, r.Days)
 	case !(r.Factor > 1) || math.IsInf(r.Factor, 0):

@@ -137,3 +137,28 @@ func TestValidateChecksScheduledActions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Malformed expressions get an error, never a panic, and a valid one a
+// schedule whose Fires answers for any time.
+func TestScheduleMalformed(t *testing.T) {
+	for _, s := range []string{"", "(", ")", "cron", "cron(", "cron()", "cron( )", "at()", "rate()", "rate( )",
+		"rate(-1 minutes)", "rate(99999999999 days)", "cron(1- * * * ? *)", "cron(-1 * * * ? *)", "cron(/5 * * * ? *)",
+		"cron(5/ * * * ? *)", "cron(,, * * * ? *)", "cron(* * * * ? * *)", "cron(* * 0 * ? *)", "cron(* * 32 * ? *)",
+		"cron(* * ? 13 MON *)", "cron(* * ? * 0 *)", "cron(* * ? * MON#9 *)", "cron(* * ? * LW *)", "cron(* * * * ? 2200)",
+		"cron(* * * FOO ? *)", "at(2026-02-30T00:00:00)", "at(2026-12-02T25:00:00)", "RATE(1 minute)", "cron(* * * * ? *"} {
+		a := ScheduledAction{Name: "x", Schedule: s}
+		if _, err := a.ParseSchedule(); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+	sc, err := ScheduledAction{Name: "x", Schedule: "cron(* * * * ? *)"}.ParseSchedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{{}, time.Unix(-1e12, 0), time.Date(2199, 12, 31, 23, 59, 0, 0, time.UTC), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		_ = sc.Fires(at)
+	}
+	if !sc.Fires(time.Date(2199, 12, 31, 23, 59, 0, 0, time.UTC)) || sc.Fires(time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Error("every minute of 1970-2199, none after")
+	}
+}
