@@ -71,7 +71,7 @@ func (p Peaks) Advice() PeakAdvice {
 			return PeakAdvice{PeakActionTargetTracking, PeakReasonRecurringServed, what + "; the policy and its scheduled actions already serve it"}
 		}
 		return PeakAdvice{PeakActionAddScheduledScaling, PeakReasonRecurring, fmt.Sprintf(
-			"%s; raising MinCapacity to %g with %s (%d minutes ahead) and lowering it to %g with %s avoids %.0f of %.0f throttled units, at %s a month instead of %s",
+			"%s; raising MinCapacity to %g with %s (%d minutes ahead) and lowering it to %g with %s avoids %.0f of %.0f throttled units, at %s instead of %s",
 			what, pr.Raise.Min, pr.Raise.Schedule, pr.LeadMinutes, pr.Lower.Min, pr.Lower.Schedule,
 			pr.ThrottledUnitsAvoided(), pr.Without.ThrottledUnits, dollars(pr.With.MonthlyCost), dollars(pr.Without.MonthlyCost))}
 	case PeakRamping:
