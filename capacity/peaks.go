@@ -225,6 +225,13 @@ func NewPeakTracker(start time.Time, rule PeakRule) (*PeakTracker, error) {
 	return &PeakTracker{rule: rule, start: start, day: start.Truncate(24 * time.Hour), days: make([]dayPeak, 0, rule.Days)}, nil
 }
 
+// Clone returns an independent copy of the tracker.
+func (t *PeakTracker) Clone() *PeakTracker {
+	c := *t
+	c.days = append(make([]dayPeak, 0, cap(t.days)), t.days...)
+	return &c
+}
+
 // Add accounts the next minute, whose consumed Sum is sum (a Sum that is
 // negative, NaN or infinite counts as zero).
 func (t *PeakTracker) Add(sum float64) {

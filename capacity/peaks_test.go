@@ -229,6 +229,17 @@ func TestPeakTrackerState(t *testing.T) {
 			}
 		}
 	}
+	// A clone advances on its own.
+	c := tr.Clone()
+	for range 2 * 1440 {
+		c.Add(0)
+	}
+	if len(c.days) == len(tr.days) && c.days[len(c.days)-1] == tr.days[len(tr.days)-1] {
+		t.Error("the clone's days did not move")
+	}
+	if p := tr.Peaks(a); p.Kind != PeakRecurring {
+		t.Errorf("the original moved with its clone: %s", p.Kind)
+	}
 	if n := testing.AllocsPerRun(1000, func() { tr.Add(600) }); n > 0.01 {
 		t.Errorf("%v allocations per minute", n)
 	}
