@@ -30,6 +30,24 @@ import (
 //     the one of AWS's capacity-mode evaluator (awslabs/amazon-dynamodb-tools,
 //     capacity-mode-evaluator: the maximum consumed of the last 15 minutes
 //     divided by the target utilization).
+//   - Scheduled actions (AutoScalingSettings.Scheduled) run at the start of
+//     the minute their schedule names (ParseSchedule): the scalable target's
+//     Min and/or Max become the action's ("At the scheduled time, if the
+//     current capacity is below the minimum capacity, Application Auto
+//     Scaling scales out to the minimum capacity. If the current capacity is
+//     above the maximum capacity, Application Auto Scaling scales in to the
+//     maximum capacity": AWS CloudFormation, AWS::ApplicationAutoScaling::
+//     ScalableTarget ScalableTargetAction; Application Auto Scaling user
+//     guide, "Scheduled scaling"). The raise to Min is an UpdateTable like a
+//     scale-out's, so it is in effect ScaleOutDelay later (from the action's
+//     own minute when the delay is zero): that is conservative, since the
+//     delay also covers CloudWatch's and the alarm's lag, which a scheduled
+//     action does not have; a proposed action's lead time covers it. The fall
+//     to Max is a decrease, taken at the end of the action's minute like a
+//     scale-in: it counts against the decrease budget and, when DynamoDB
+//     allows none, is tried again each minute. An action whose Min
+//     exceeds the Max in effect raises Max to it. Target tracking then acts
+//     within the new bounds; a lowered Min lowers nothing by itself.
 //   - Demand above capacity, after BurstSeconds of banked unused capacity,
 //     is throttled. Decisions use the trace's demand, not the throttled
 //     consumption CloudWatch would show, as AWS's evaluator does.
@@ -127,6 +145,8 @@ type scaler struct {
 	sim *Simulation
 	// out is the outcome of the latest minute.
 	out MinuteOutcome
+	// sched are the parsed schedules of a.Scheduled, in the same order.
+	sched []*Schedule
 }
 
 func newScaler(first float64, a AutoScalingSettings, sim *Simulation) *scaler {
@@ -134,11 +154,18 @@ func newScaler(first float64, a AutoScalingSettings, sim *Simulation) *scaler {
 	if a.Initial == 0 {
 		c = a.desired(first / 60)
 	}
-	return &scaler{
+	d := &scaler{
 		a: a, scaling: true, c: c, burst: fullBurst(c), sim: sim,
 		delay: ceilMinutes(a.ScaleOutDelay), outCool: ceilMinutes(a.ScaleOutCooldown), inCool: ceilMinutes(a.ScaleInCooldown),
 		lastOut: math.MinInt32, lastIn: math.MinInt32,
 	}
+	for _, act := range a.Scheduled {
+		// a was validated: every schedule parses.
+		if sc, err := act.ParseSchedule(); err == nil {
+			d.sched = append(d.sched, sc)
+		}
+	}
+	return d
 }
 
 func newFixed(capacity float64, sim *Simulation) *scaler {
@@ -150,6 +177,7 @@ func newFixed(capacity float64, sim *Simulation) *scaler {
 // all of them.
 func simulate(start time.Time, sums [][]float64, dims ...*scaler) {
 	t := tableStep{start: start, dims: dims, sums: make([]float64, len(dims))}
+	t.scheduled = t.hasSchedules()
 	for i := range len(sums[0]) {
 		for k := range dims {
 			t.sums[k] = sums[k][i]
@@ -171,6 +199,17 @@ type tableStep struct {
 	sums  []float64
 	ins   []*scaler
 	wants []float64
+	// scheduled is true when a dimension has scheduled actions.
+	scheduled bool
+}
+
+func (t *tableStep) hasSchedules() bool {
+	for _, d := range t.dims {
+		if len(d.sched) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // minute serves minute i (demand in t.sums) and takes the decisions at its
@@ -178,6 +217,9 @@ type tableStep struct {
 func (t *tableStep) minute(i int) {
 	ins, wants := t.ins[:0], t.wants[:0]
 	for k, d := range t.dims {
+		if t.scheduled && len(d.sched) > 0 {
+			d.runScheduled(i, t.start.Add(time.Duration(i)*time.Minute))
+		}
 		d.step(i, t.sums[k])
 		if want, ok := d.scaleIn(i); ok {
 			ins, wants = append(ins, d), append(wants, want)
@@ -203,12 +245,48 @@ func (t *tableStep) minute(i int) {
 	}
 }
 
+// runScheduled applies the scheduled actions that run in minute i, which
+// begins at at: their Min and Max become the bounds, and a capacity below
+// the new Min is raised to it ScaleOutDelay later.
+func (d *scaler) runScheduled(i int, at time.Time) {
+	fired := false
+	for k, sc := range d.sched {
+		if !sc.Fires(at) {
+			continue
+		}
+		act := d.a.Scheduled[k]
+		if act.Min > 0 {
+			d.a.Min = act.Min
+		}
+		if act.Max > 0 {
+			d.a.Max = act.Max
+		}
+		d.a.Max = math.Max(d.a.Max, d.a.Min)
+		fired = true
+	}
+	if !fired {
+		return
+	}
+	top := d.c
+	if len(d.pending) > 0 {
+		top = math.Max(top, d.pending[len(d.pending)-1].To)
+	}
+	if d.a.Min > top {
+		ev := ScalingEvent{Minute: i, Effective: i + d.delay, From: d.c, To: d.a.Min, Scheduled: true}
+		d.pending = append(d.pending, ev)
+		if d.sim != nil {
+			d.sim.Events = append(d.sim.Events, ev) // not a policy decision: not in ScaleOuts
+		}
+	}
+}
+
 // step serves minute i, whose demand is sum, at the capacity in effect and
 // takes the scale-out decision at its end.
 func (d *scaler) step(i int, sum float64) {
 	for len(d.pending) > 0 && d.pending[0].Effective <= i {
-		if d.pending[0].To > d.c {
-			d.c, d.below = d.pending[0].To, 0
+		// A scheduled action may have lowered Max since the decision.
+		if to := math.Min(d.pending[0].To, d.a.Max); to > d.c {
+			d.c, d.below = to, 0
 		}
 		d.pending = d.pending[1:]
 	}
@@ -223,7 +301,9 @@ func (d *scaler) step(i int, sum float64) {
 	}
 	a := d.a
 	u := sum / 60
-	if d.c >= a.Max && u > a.Target*a.Max {
+	// c > Max only in the minutes before a scheduled action's lowered Max
+	// is applied; at c == Max this is u > Target × Max.
+	if d.c >= a.Max && u > a.Target*d.c {
 		d.out.AtMax = true
 		if d.sim != nil {
 			d.sim.MinutesAtMax++
@@ -254,6 +334,9 @@ func (d *scaler) step(i int, sum float64) {
 // would set, if the policy wants one: the highest demand of the last
 // ScaleInPoints minutes ÷ Target.
 func (d *scaler) scaleIn(i int) (float64, bool) {
+	if d.scaling && d.c > d.a.Max { // a scheduled action lowered Max
+		return d.a.Max, true
+	}
 	if !d.scaling || d.a.DisableScaleIn || len(d.pending) > 0 || d.below < ScaleInPoints || i-d.lastIn < d.inCool {
 		return 0, false
 	}

@@ -160,6 +160,11 @@ func (a AutoScalingSettings) validate(prefix string) error {
 	case !(a.Initial >= 0) || math.IsInf(a.Initial, 0):
 		return fmt.Errorf("capacity: %s.Initial %v must be a finite non-negative number", prefix, a.Initial)
 	}
+	for k, s := range a.Scheduled {
+		if _, err := s.ParseSchedule(); err != nil {
+			return fmt.Errorf("%w (%s.Scheduled[%d])", err, prefix, k)
+		}
+	}
 	return nil
 }
 

@@ -21,7 +21,9 @@ type Simulation struct {
 	// minutes of capacity ÷ 60, which equals Σ over hours of the hourly mean
 	// × the hour's covered fraction.
 	UnitHours float64
-	// ScaleOuts and ScaleIns count scaling decisions.
+	// ScaleOuts and ScaleIns count target tracking's scaling decisions (the
+	// raises of scheduled actions are in Events only; a fall to a Max they
+	// lowered counts as a scale-in).
 	ScaleOuts, ScaleIns int
 	// Events lists the scaling decisions in order.
 	Events []ScalingEvent
@@ -58,6 +60,9 @@ type ScalingEvent struct {
 	Effective int
 	// From and To are the capacities before and after.
 	From, To float64
+	// Scheduled is true for the raise of a scheduled action (its Minute is
+	// the action's, at whose start it runs).
+	Scheduled bool
 }
 
 // Summary returns the simulation without its per-minute arrays (Capacity,
@@ -140,6 +145,9 @@ func (s Simulation) Window(from, to int) Simulation {
 		ev.Minute -= from
 		ev.Effective -= from
 		w.Events = append(w.Events, ev)
+		if ev.Scheduled {
+			continue
+		}
 		if ev.Out() {
 			w.ScaleOuts++
 		} else {

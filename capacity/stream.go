@@ -69,6 +69,7 @@ func NewTableStream(start time.Time, s Settings, defaults *AutoScalingSettings, 
 		t.step.dims = append(t.step.dims, d)
 		*dim.method = method
 	}
+	t.step.scheduled = t.step.hasSchedules()
 	return t, nil
 }
 

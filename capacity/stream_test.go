@@ -14,6 +14,12 @@ import (
 func TestStreamMatchesSimulateTable(t *testing.T) {
 	capped := AutoScalingSettings{Target: 0.7, Min: 5, Max: 400, ScaleInCooldown: 5 * time.Minute, ScaleOutCooldown: 2 * time.Minute, ScaleOutDelay: 4 * time.Minute}
 	noIn := AutoScalingSettings{Target: 0.5, Min: 1, Max: 40000, DisableScaleIn: true}
+	sched := AutoScalingSettings{Target: 0.7, Min: 5, Max: 4000, ScaleOutDelay: 5 * time.Minute, Scheduled: []ScheduledAction{
+		{Name: "raise", Schedule: "cron(0 1,13 * * ? *)", Min: 800},
+		{Name: "lower", Schedule: "cron(0 3,15 * * ? *)", Min: 5},
+		{Name: "cap", Schedule: "cron(30 20 * * ? *)", Max: 100},
+		{Name: "uncap", Schedule: "cron(0 22 * * ? *)", Max: 4000},
+	}}
 	cases := []struct {
 		name string
 		tr   Trace
@@ -21,6 +27,7 @@ func TestStreamMatchesSimulateTable(t *testing.T) {
 	}{
 		{"default, daily cycle and spikes", trace(3*1440+17, sine(300, 200), spiky(50, 8)), Settings{}},
 		{"capped max, flash sale", trace(2*1440, flashSale(100, 30), randomWalk(3, 40)), Settings{Read: Provisioning{AutoScaling: &capped}, Write: Provisioning{AutoScaling: &capped}}},
+		{"scheduled actions", trace(2*1440+11, sine(300, 200), spiky(50, 8)), Settings{Read: Provisioning{AutoScaling: &sched}, Write: Provisioning{AutoScaling: &sched}}},
 		{"fixed and no scale-in", trace(2*1440+3, randomWalk(9, 200), idleBurst(500)), Settings{Read: Provisioning{Fixed: 150}, Write: Provisioning{AutoScaling: &noIn}}},
 	}
 	prices, err := PricesFor("us-east-1")

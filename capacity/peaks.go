@@ -1,0 +1,448 @@
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Peaks, four ways (issue 22, after the capacity-mode decision's axis 4,
+// "predictable peak vs flash sale"): a dimension's peaks are
+//
+//   - recurring: they start in the same hour of the UTC day on most days;
+//     scheduled scaling serves them (raise MinCapacity before, lower it
+//     after), and the what-if says what that saves;
+//   - ramping: not recurring, but demand rises from base to peak over more
+//     minutes than target tracking needs to react (ScaleOutPoints minutes
+//     above target, then ScaleOutDelay): target tracking alone keeps up;
+//   - flash: not recurring and faster than that: target tracking throttles
+//     on each; capacity must be in place before (pre-warming, on-demand);
+//   - steady: no day has a peak (the fourth way: nothing to do).
+//
+// The rules, on the last PeakRule.Days whole UTC days, all computable as
+// the minutes arrive in fixed memory (PeakTracker; AnalyzePeaks runs the
+// same tracker over a series):
+//
+//   - A day's base is the median of its 24 hourly mean rates; its peak is
+//     its highest minute rate, and the day has a peak when that is at least
+//     Factor × base and at least MinRise units per second above it.
+//   - The peak's run is the contiguous run of minutes around the (first)
+//     peak minute whose rate is above half the peak; its start is the run's
+//     first minute (looked for at most PeakLookBack minutes back: a longer
+//     rise counts as PeakLookBack), its end the last (it may run into the
+//     next day); the ramp is the minutes from start to the peak minute, the
+//     rise from half to full.
+//   - A run still going at midnight is the day's it began in: the next
+//     day's minutes above its threshold are its end, not the next day's
+//     peak.
+//   - Recurring: on at least MinDays of the Days, the day's peak starts
+//     within one 60-minute window of the UTC day (the window starting at one
+//     of those days' start; the one that holds most, then the earliest).
+//     One peak per day is considered: a dimension with two daily peaks of
+//     alternating size may be seen as neither. Weekly recurrence is not
+//     looked for (it needs weeks of days).
+//   - Otherwise, ramping when the highest peak's ramp is longer than the
+//     reaction (ScaleOutPoints + ScaleOutDelay in minutes), flash otherwise.
+//
+// The proposal for a recurring peak: raise MinCapacity to ceil(highest
+// peak of those days ÷ Target) (at most the policy's Max) at the earliest
+// start minus the lead time, ScaleOutDelay + LeadMargin (the raise is in
+// effect ScaleOutDelay after the action runs, see SimulateProvisioned; the
+// margin absorbs a peak starting a few minutes early), and lower it back to
+// the policy's Min the minute after the latest end; both daily, as cron in
+// UTC. The what-if simulates the policy with its existing scheduled actions,
+// without and with the two proposed, over the whole series.
+
+// PeakKind is how a dimension's peaks are best served.
+type PeakKind string
+
+// Peak kinds.
+const (
+	// PeakUnknown: the series is too short (fewer whole days than
+	// PeakRule.Days); Peaks.Reason says so.
+	PeakUnknown PeakKind = "unknown"
+	// PeakSteady: no day has a peak.
+	PeakSteady PeakKind = "steady"
+	// PeakRecurring: the peak starts in the same hour on most days.
+	PeakRecurring PeakKind = "recurring"
+	// PeakRamping: the peak rises slower than target tracking reacts.
+	PeakRamping PeakKind = "ramping"
+	// PeakFlash: the peak rises faster than target tracking reacts and
+	// does not recur.
+	PeakFlash PeakKind = "flash"
+)
+
+// PeakKinds returns the kinds in a fixed order.
+func PeakKinds() []PeakKind {
+	return []PeakKind{PeakUnknown, PeakSteady, PeakRecurring, PeakRamping, PeakFlash}
+}
+
+// PeakRule holds the thresholds of the peak classification.
+type PeakRule struct {
+	// Days is how many whole UTC days are examined (M).
+	Days int
+	// MinDays is on how many of them the peak must start in the same hour
+	// to be recurring (N).
+	MinDays int
+	// Factor is how many times the day's median rate a peak reaches.
+	Factor float64
+	// MinRise is how many units per second a peak rises above the median.
+	MinRise float64
+	// LeadMargin is added to ScaleOutDelay to make the lead time of a
+	// proposed raise.
+	LeadMargin time.Duration
+}
+
+// DefaultPeakRule returns 5 of the last 7 days, a peak at twice the median
+// and at least 1 unit per second above it, and a 5-minute margin.
+func DefaultPeakRule() PeakRule {
+	return PeakRule{Days: 7, MinDays: 5, Factor: 2, MinRise: 1, LeadMargin: 5 * time.Minute}
+}
+
+// Validate reports the first invalid threshold.
+func (r PeakRule) Validate() error {
+	switch {
+	case r.Days < 1 || r.Days > 62:
+		return fmt.Errorf("capacity: PeakRule.Days %d must be within 1-62", r.Days)
+	case r.MinDays < 1 || r.MinDays > r.Days:
+		return fmt.Errorf("capacity: PeakRule.MinDays %d must be within 1-%d", r.MinDays, r.Days)
+	case !(r.Factor > 1) || math.IsInf(r.Factor, 0):
+		return fmt.Errorf("capacity: PeakRule.Factor %v must be a finite number above 1", r.Factor)
+	case !(r.MinRise >= 0) || math.IsInf(r.MinRise, 0):
+		return fmt.Errorf("capacity: PeakRule.MinRise %v must be a finite non-negative number", r.MinRise)
+	case r.LeadMargin < 0:
+		return fmt.Errorf("capacity: PeakRule.LeadMargin %v is negative", r.LeadMargin)
+	}
+	return nil
+}
+
+// Peaks is the classification of one dimension's peaks.
+type Peaks struct {
+	// Kind is how the peaks are best served.
+	Kind PeakKind
+	// Reason says why Kind is PeakUnknown.
+	Reason string
+	// Days is how many whole days were examined, DaysWithPeak how many had
+	// a peak and Recurring on how many the peak started in the recurring
+	// hour (the evidence: Recurring of Days).
+	Days, DaysWithPeak, Recurring int
+	// StartMinute and EndMinute are, for a recurring peak, the earliest
+	// start and the latest end (inclusive) as minutes of the UTC day; the
+	// end may exceed 1,439 for a peak that crosses midnight.
+	StartMinute, EndMinute int
+	// BaseDemand is the median of the days' medians and PeakDemand the
+	// highest peak (of the recurring days for a recurring peak), in units
+	// per second.
+	BaseDemand, PeakDemand float64
+	// RampMinutes is the ramp of the highest peak; ReactionMinutes is
+	// target tracking's reaction, ScaleOutPoints + ScaleOutDelay.
+	RampMinutes, ReactionMinutes int
+	// Proposal is the scheduled scaling of a recurring peak, with its
+	// what-if; nil for the other kinds.
+	Proposal *ScheduleProposal
+}
+
+// ScheduleProposal is a pair of scheduled actions covering a recurring
+// peak, and the what-if of adding them.
+type ScheduleProposal struct {
+	// Raise sets MinCapacity to the peak's need before it; Lower sets it
+	// back to the policy's Min after it.
+	Raise, Lower ScheduledAction
+	// LeadMinutes is how long before the peak's start Raise runs.
+	LeadMinutes int
+	// Without and With are the what-if of the policy (with its existing
+	// scheduled actions) alone and with Raise and Lower.
+	Without, With WhatIf
+}
+
+// WhatIf is one simulated run of a dimension.
+type WhatIf struct {
+	// ThrottledUnits is the simulated throttled demand, in units.
+	ThrottledUnits float64
+	// UnitHours is the provisioned capacity integrated over the series.
+	UnitHours float64
+	// MonthlyCost is the provisioned cost scaled to HoursPerMonth.
+	MonthlyCost float64
+}
+
+// ThrottledUnitsAvoided is Without's throttled units less With's.
+func (p ScheduleProposal) ThrottledUnitsAvoided() float64 {
+	return p.Without.ThrottledUnits - p.With.ThrottledUnits
+}
+
+// Worthwhile reports whether the proposal avoids at least half a unit of
+// throttling: a dimension whose existing scheduled actions already cover
+// the peak, or whose target tracking already serves it, gains nothing.
+func (p ScheduleProposal) Worthwhile() bool { return p.ThrottledUnitsAvoided() >= 0.5 }
+
+// PeakLookBack is how many minutes before a peak minute the start of its
+// rise is looked for.
+const PeakLookBack = 60
+
+// dayPeak is the peak of one whole day.
+type dayPeak struct {
+	has        bool
+	base, peak float32 // units per second
+	start      int16   // minute of the day the run starts (negative: the day before)
+	end        int16   // minute of the day the run ends (past 1,439: the next day)
+	ramp       int16
+}
+
+// PeakTracker classifies one dimension's peaks from its minutes as they
+// arrive (Add), keeping about 600 bytes: the last PeakLookBack minutes, the
+// current day's 24 hourly sums and running peak, and a summary of each of
+// the last PeakRule.Days whole days. A collector can keep one per table or
+// GSI dimension instead of the days of minutes the classification reads.
+type PeakTracker struct {
+	rule  PeakRule
+	start time.Time
+	n     int // minutes added
+	ring  [PeakLookBack]float32
+	// The current day: its UTC midnight, minutes seen, hourly sums and
+	// running peak (peak, at, start, end, whether the run is still open).
+	day     time.Time
+	seen    int
+	hours   [24]float32
+	peak    float32
+	at      int
+	runFrom int
+	runTo   int
+	open    bool
+	// cont is the threshold (a Sum) of the previous day's run when it was
+	// still open at midnight; zero once it closed.
+	cont float32
+	// days are the summaries of the last whole days, oldest first.
+	days []dayPeak
+}
+
+// NewPeakTracker returns a tracker whose first minute begins at start.
+func NewPeakTracker(start time.Time, rule PeakRule) (*PeakTracker, error) {
+	if err := rule.Validate(); err != nil {
+		return nil, err
+	}
+	start = start.UTC().Truncate(time.Minute)
+	return &PeakTracker{rule: rule, start: start, day: start.Truncate(24 * time.Hour), days: make([]dayPeak, 0, rule.Days)}, nil
+}
+
+// Clone returns an independent copy of the tracker.
+func (t *PeakTracker) Clone() *PeakTracker {
+	c := *t
+	c.days = append(make([]dayPeak, 0, cap(t.days)), t.days...)
+	return &c
+}
+
+// Add accounts the next minute, whose consumed Sum is sum (a Sum that is
+// negative, NaN or infinite counts as zero).
+func (t *PeakTracker) Add(sum float64) {
+	sum = finiteSum(sum)
+	at := t.start.Add(time.Duration(t.n) * time.Minute)
+	if day := at.Truncate(24 * time.Hour); !day.Equal(t.day) {
+		t.finishDay()
+		t.day = day
+	}
+	m := int(at.Sub(t.day) / time.Minute)
+	v := float32(sum)
+	t.hours[m/60] += v
+	t.seen++
+	switch {
+	case t.cont > 0 && v > t.cont:
+		// The previous day's run goes on: its end, not this day's peak.
+		if k := len(t.days) - 1; k >= 0 {
+			t.days[k].end = int16(1440 + m)
+		}
+	case v > t.peak:
+		t.cont = 0
+		t.peak, t.at, t.runTo, t.open = v, m, m, true
+		back := 0
+		for back < PeakLookBack && back < t.n && t.ring[(t.n-1-back)%PeakLookBack] > v/2 {
+			back++
+		}
+		t.runFrom = m - back
+	default:
+		t.cont = 0
+		if t.open {
+			if v > t.peak/2 {
+				t.runTo = m
+			} else {
+				t.open = false
+			}
+		}
+	}
+	t.ring[t.n%PeakLookBack] = v
+	t.n++
+}
+
+// finishDay closes the current day: a whole day joins the summaries.
+func (t *PeakTracker) finishDay() {
+	whole := t.seen == 1440
+	var sum dayPeak
+	if whole {
+		var hours [24]float64
+		for h, v := range t.hours {
+			hours[h] = float64(v) / 3600
+		}
+		slices.Sort(hours[:])
+		base, peak := median(hours[:]), float64(t.peak)/60
+		sum = dayPeak{base: float32(base), peak: float32(peak)}
+		if peak >= t.rule.Factor*base && peak-base >= t.rule.MinRise && t.peak > 0 {
+			sum.has, sum.start, sum.end, sum.ramp = true, int16(t.runFrom), int16(t.runTo), int16(t.at-t.runFrom)
+		}
+		if len(t.days) == t.rule.Days {
+			t.days = append(t.days[:0], t.days[1:]...)
+		}
+		t.days = append(t.days, sum)
+	}
+	t.cont = 0
+	if whole && sum.has && t.open {
+		t.cont = t.peak / 2
+	}
+	t.seen, t.hours, t.peak, t.at, t.runFrom, t.runTo, t.open = 0, [24]float32{}, 0, 0, 0, 0, false
+}
+
+// Peaks classifies the peaks of the whole days added so far, with the
+// reaction of the auto-scaling settings a; Proposal is left nil
+// (AnalyzePeaks fills it).
+func (t *PeakTracker) Peaks(a AutoScalingSettings) Peaks {
+	out := Peaks{ReactionMinutes: ScaleOutPoints + ceilMinutes(a.ScaleOutDelay)}
+	days := t.days
+	if len(days) < t.rule.Days {
+		out.Kind = PeakUnknown
+		out.Reason = fmt.Sprintf("the history holds %d whole days, the classification needs %d", len(days), t.rule.Days)
+		return out
+	}
+	out.Days = len(days)
+	bases := make([]float64, 0, len(days))
+	top := -1
+	for d, p := range days {
+		bases = append(bases, float64(p.base))
+		if p.has {
+			out.DaysWithPeak++
+			if top < 0 || p.peak > days[top].peak {
+				top = d
+			}
+		}
+	}
+	slices.Sort(bases)
+	out.BaseDemand = median(bases)
+	if top < 0 {
+		out.Kind = PeakSteady
+		return out
+	}
+	out.PeakDemand, out.RampMinutes = float64(days[top].peak), int(days[top].ramp)
+	startOf := func(p dayPeak) int { return (int(p.start)%1440 + 1440) % 1440 }
+	// The 60-minute window of the day holding most peak starts.
+	best, bestN := -1, 0
+	for d, p := range days {
+		if !p.has {
+			continue
+		}
+		n := 0
+		for _, q := range days {
+			if q.has && (startOf(q)-startOf(p)+1440)%1440 < 60 {
+				n++
+			}
+		}
+		if n > bestN || (n == bestN && startOf(p) < startOf(days[best])) {
+			best, bestN = d, n
+		}
+	}
+	if bestN < t.rule.MinDays {
+		out.Kind = PeakFlash
+		if out.RampMinutes > out.ReactionMinutes {
+			out.Kind = PeakRamping
+		}
+		return out
+	}
+	out.Kind, out.Recurring = PeakRecurring, bestN
+	anchor := startOf(days[best])
+	out.StartMinute, out.EndMinute, out.PeakDemand, out.RampMinutes = anchor, -1, 0, 0
+	for _, q := range days {
+		if !q.has || (startOf(q)-anchor+1440)%1440 >= 60 {
+			continue
+		}
+		// The end relative to the anchor's day.
+		end := int(q.end) - int(q.start) + startOf(q)
+		if startOf(q) < anchor {
+			end += 1440
+		}
+		out.EndMinute = max(out.EndMinute, end)
+		if float64(q.peak) > out.PeakDemand {
+			out.PeakDemand, out.RampMinutes = float64(q.peak), int(q.ramp)
+		}
+	}
+	return out
+}
+
+// AnalyzePeaks classifies the peaks of one dimension's series under its
+// auto-scaling policy a (its existing Scheduled actions included) and, for
+// a recurring peak, proposes scheduled actions and simulates them; unitHour
+// is the price of one provisioned unit for an hour.
+func AnalyzePeaks(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64) (Peaks, error) {
+	if err := s.Validate(); err != nil {
+		return Peaks{}, err
+	}
+	if err := a.Validate(); err != nil {
+		return Peaks{}, err
+	}
+	if !(unitHour >= 0) || math.IsInf(unitHour, 0) {
+		return Peaks{}, fmt.Errorf("capacity: unit-hour price %v must be a finite non-negative number", unitHour)
+	}
+	t, err := NewPeakTracker(s.Start, rule)
+	if err != nil {
+		return Peaks{}, err
+	}
+	for _, v := range s.Sum {
+		t.Add(v)
+	}
+	t.finishDay() // a series ending at midnight ends a whole day
+	out := t.Peaks(a)
+	if out.Kind != PeakRecurring {
+		return out, nil
+	}
+	p, err := propose(s, a, rule, unitHour, out)
+	if err != nil {
+		return Peaks{}, err
+	}
+	out.Proposal = &p
+	return out, nil
+}
+
+// propose builds the scheduled actions of a recurring peak and simulates
+// the policy without and with them.
+func propose(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64, pk Peaks) (ScheduleProposal, error) {
+	lead := ceilMinutes(a.ScaleOutDelay) + ceilMinutes(rule.LeadMargin)
+	raiseAt := ((pk.StartMinute-lead)%1440 + 1440) % 1440
+	lowerAt := (pk.EndMinute + 1) % 1440
+	need := math.Min(a.Max, math.Ceil(pk.PeakDemand/a.Target-1e-9))
+	name := fmt.Sprintf("dynamodb-exporter-peak-%02d%02d", pk.StartMinute/60%24, pk.StartMinute%60)
+	p := ScheduleProposal{
+		LeadMinutes: lead,
+		Raise:       ScheduledAction{Name: name + "-raise", Schedule: dailyCron(raiseAt), Min: need},
+		Lower:       ScheduledAction{Name: name + "-lower", Schedule: dailyCron(lowerAt), Min: a.Min},
+	}
+	hours := float64(len(s.Sum)) / 60
+	run := func(a AutoScalingSettings) (WhatIf, error) {
+		sim, err := SimulateProvisioned(s, a)
+		if err != nil {
+			return WhatIf{}, err
+		}
+		return WhatIf{ThrottledUnits: sim.ThrottledUnits, UnitHours: sim.UnitHours, MonthlyCost: Monthly(sim.UnitHours*unitHour, hours)}, nil
+	}
+	var err error
+	if p.Without, err = run(a); err != nil {
+		return ScheduleProposal{}, err
+	}
+	with := a
+	with.Scheduled = append(slices.Clip(a.Scheduled), p.Raise, p.Lower)
+	if p.With, err = run(with); err != nil {
+		return ScheduleProposal{}, err
+	}
+	return p, nil
+}
+
+// dailyCron is the Application Auto Scaling cron expression running every
+// day at a minute of the UTC day.
+func dailyCron(minute int) string {
+	return fmt.Sprintf("cron(%d %d * * ? *)", minute%60, minute/60)
+}
