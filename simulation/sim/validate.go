@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // Limits of a scenario.
@@ -372,6 +374,63 @@ func (v *validator) scaling(p string, s *ScalingSpec) error {
 		}
 		if err := v.number(pp+".max", ps.Max, ps.Min, 1e6, "maximum capacity (at least min)"); err != nil {
 			return err
+		}
+		if err := v.scheduled(pp+".scheduled", ps.Scheduled); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scheduled checks a dimension's scheduled actions with the simulated
+// Application Auto Scaling's own rules (awssim.ParseSchedule).
+func (v *validator) scheduled(p string, as []ScheduledSpec) error {
+	names := map[string]bool{}
+	for i := range as {
+		a := &as[i]
+		ap := fmt.Sprintf("%s[%d]", p, i)
+		if a.Name == "" || strings.ContainsAny(a.Name, ":/|") || len(a.Name) > 256 {
+			return v.errf(ap+".name", "scheduled action name %q must be 1 to 256 characters without ':', '/' or '|'", a.Name)
+		}
+		if names[a.Name] {
+			return v.errf(ap+".name", "scheduled action name %q is used twice on this dimension", a.Name)
+		}
+		names[a.Name] = true
+		var start, end time.Time
+		base := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+		for _, x := range []struct {
+			k string
+			o *Offset
+			t *time.Time
+		}{{"start", a.Start, &start}, {"end", a.End, &end}} {
+			if x.o == nil {
+				continue
+			}
+			if err := v.inScenario(ap+"."+x.k, *x.o); err != nil {
+				return err
+			}
+			*x.t = base.Add(x.o.D())
+		}
+		if _, err := awssim.ParseSchedule(a.Schedule, a.Timezone, start, end, base); err != nil {
+			field := "schedule"
+			if strings.Contains(err.Error(), "'timezone'") {
+				field = "timezone"
+			} else if strings.Contains(err.Error(), "EndTime") {
+				field = "end"
+			}
+			return v.errf(ap+"."+field, "%s", errMessage(err))
+		}
+		if a.Min == 0 && a.Max == 0 {
+			return v.errf(ap, "scheduled action %q needs min, max or both", a.Name)
+		}
+		if err := v.number(ap+".min", a.Min, 0, 1e6, "minimum capacity"); err != nil {
+			return err
+		}
+		if err := v.number(ap+".max", a.Max, 0, 1e6, "maximum capacity"); err != nil {
+			return err
+		}
+		if a.Min > 0 && a.Max > 0 && a.Max < a.Min {
+			return v.errf(ap+".max", "maximum capacity %v must be at least min %v", a.Max, a.Min)
 		}
 	}
 	return nil
