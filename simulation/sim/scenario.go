@@ -197,6 +197,10 @@ type EventSpec struct {
 	Every     Duration  `yaml:"every"`
 	Until     *Offset   `yaml:"until"`
 	Count     int       `yaml:"count"`
+	// AtUTC ("HH:MM"), when set, moves the event (at and until alike) to
+	// the first time of day HH:MM UTC at or after at, so that a daily event
+	// falls at the same UTC hour whatever the scenario's start.
+	AtUTC string `yaml:"at_utc"`
 }
 
 // SwitchSpec is a billing-mode switch at a time. A switch to provisioned

@@ -129,3 +129,79 @@ tables:
 		t.Fatalf("after 19:15 the target's bounds are %d-%d, want 300-800 (the evening-down action of yesterday set max 800)", aws.ToInt32(g.MinCapacity), aws.ToInt32(g.MaxCapacity))
 	}
 }
+
+// The recurring-evening-peak scenario: every evening from 19:30 UTC the
+// writes of both tables rise 6x; the table without a scheduled action
+// throttles every evening, the one whose action raises Min to 600 at
+// 19:15 does not, and its actions ran at 19:15 and 20:45 each day.
+func TestRecurringEveningPeak(t *testing.T) {
+	r := newRig(t, builtin(t, "recurring-evening-peak"))
+	for d := 1; d <= 7; d++ {
+		day := t0.Truncate(24*time.Hour).AddDate(0, 0, -d)
+		from, to := day.Add(19*time.Hour), day.Add(21*time.Hour)
+		// Throttle events (the consumed units are published in half
+		// units, so the demand minus them is never exactly 0).
+		throttled := func(table string) (events float64, peakDemand float64) {
+			mins, err := r.eng.Truth("", table, "", from, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range mins {
+				for _, e := range m.WriteEvents {
+					events += e
+				}
+				peakDemand = max(peakDemand, m.WriteDemand)
+			}
+			return events, peakDemand
+		}
+		if u, peak := throttled("orders-evening-peak"); u <= 0 || peak < 300 {
+			t.Errorf("%s: orders-evening-peak had %v write throttle events with a peak demand of %v; want throttles under a 6x peak", day.Format("01-02"), u, peak)
+		}
+		if u, _ := throttled("orders-evening-scheduled"); u != 0 {
+			t.Errorf("%s: orders-evening-scheduled had %v write throttle events; its scheduled action covers the peak", day.Format("01-02"), u)
+		}
+	}
+	var ups, downs int
+	for _, run := range r.eng.ScheduledRuns("orders-evening-scheduled") {
+		switch {
+		case run.Action == "evening-peak-up" && run.At.Hour() == 19 && run.At.Minute() == 15 && run.Min == 600:
+			ups++
+		case run.Action == "evening-peak-down" && run.At.Hour() == 20 && run.At.Minute() == 45 && run.Min == 50:
+			downs++
+		default:
+			t.Errorf("unexpected run %+v", run)
+		}
+	}
+	if ups != 90 || downs != 90 {
+		t.Errorf("%d raising and %d lowering runs in the 90-day history, want 90 each", ups, downs)
+	}
+	if len(r.eng.ScheduledRuns("orders-evening-peak")) != 0 {
+		t.Error("orders-evening-peak has no scheduled action but runs were recorded")
+	}
+}
+
+// at_utc moves a daily event to a UTC time of day whatever the start: the
+// rig starts at 12:00 UTC, the event at -2d lands at 19:30 UTC.
+func TestEventAtUTC(t *testing.T) {
+	r := rigYAML(t, `
+name: at-utc
+history: 3d
+tables:
+  - name: evening
+    capacity: {read: 10, write: 1000}
+    traffic:
+      read: 1
+      write: 10
+      events:
+        - {type: spike, at: -2d, at_utc: "19:30", every: 1d, duration: 1h, factor: 6, ramp: 1m, direction: write}
+`)
+	day := t0.Truncate(24*time.Hour).AddDate(0, 0, -2)
+	mins, err := r.eng.Truth("", "evening", "", day.Add(19*time.Hour+29*time.Minute), day.Add(20*time.Hour+31*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := mins[0], mins[len(mins)-1]
+	if first.WriteDemand != 10 || mins[1].WriteDemand != 60 || mins[len(mins)-2].WriteDemand != 60 || last.WriteDemand != 10 {
+		t.Fatalf("demand at 19:29 %v, 19:30 %v, 20:29 %v, 20:30 %v; want 10, 60, 60, 10", first.WriteDemand, mins[1].WriteDemand, mins[len(mins)-2].WriteDemand, last.WriteDemand)
+	}
+}

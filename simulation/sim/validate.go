@@ -537,6 +537,11 @@ func (v *validator) event(p string, e *EventSpec) error {
 			return err
 		}
 	}
+	if e.AtUTC != "" {
+		if _, ok := timeOfDay(e.AtUTC); !ok {
+			return v.errf(p+".at_utc", "at_utc %q must be a UTC time of day HH:MM", e.AtUTC)
+		}
+	}
 	until, err := v.repeat(p, e.At, e.Every, e.Until, e.Count)
 	if err != nil {
 		return err
@@ -953,3 +958,12 @@ const (
 	modeProvisioned = "provisioned"
 	modeOnDemand    = "on_demand"
 )
+
+// timeOfDay reads "HH:MM" as minutes into the day.
+func timeOfDay(s string) (int64, bool) {
+	t, err := time.Parse("15:04", s)
+	if err != nil || len(s) != 5 {
+		return 0, false
+	}
+	return int64(t.Hour()*60 + t.Minute()), true
+}

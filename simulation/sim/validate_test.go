@@ -37,6 +37,8 @@ func TestScenarioErrors(t *testing.T) {
 			[]string{"tables[0].traffic.events[0].duration", "needs a duration"}},
 		{"target out of range", "tables:\n  - name: abc\n    auto_scaling:\n      read: {target: 95}\n",
 			[]string{"tables[0].auto_scaling.read.target (line 4)", "between 20 and 90"}},
+		{"bad at_utc", "tables:\n  - name: abc\n    traffic:\n      events:\n        - {type: spike, at: -1d, at_utc: '7pm', every: 1d, duration: 1h, factor: 6}\n",
+			[]string{"tables[0].traffic.events[0].at_utc (line 5)", "HH:MM"}},
 		{"scheduled action with a bad cron", "tables:\n  - name: abc\n    auto_scaling:\n      write:\n        scheduled:\n          - {name: up, schedule: 'cron(15 19 * * * *)', min: 300}\n",
 			[]string{"tables[0].auto_scaling.write.scheduled[0].schedule (line 6)", "Day-of-month and Day-of-week"}},
 		{"scheduled action with an unsupported cron field", "tables:\n  - name: abc\n    auto_scaling:\n      write:\n        scheduled:\n          - {name: up, schedule: 'cron(15 19 ? * 2#1 *)', min: 300}\n",
