@@ -154,7 +154,9 @@ func TestRecurringEveningPeak(t *testing.T) {
 			}
 			return events, peakDemand
 		}
-		if u, peak := throttled("orders-evening-peak"); u <= 0 || peak < 300 {
+		u, peak := throttled("orders-evening-peak")
+		t.Logf("%s 19:00-21:00: orders-evening-peak %v write throttle events, peak demand %.0f units/s", day.Format("01-02"), u, peak)
+		if u <= 0 || peak < 300 {
 			t.Errorf("%s: orders-evening-peak had %v write throttle events with a peak demand of %v; want throttles under a 6x peak", day.Format("01-02"), u, peak)
 		}
 		if u, _ := throttled("orders-evening-scheduled"); u != 0 {
