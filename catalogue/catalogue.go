@@ -99,6 +99,7 @@ const (
 	AutoScalingScaleInCooldown         = "dynamodb_autoscaling_scale_in_cooldown_seconds"
 	AutoScalingScaleOutCooldown        = "dynamodb_autoscaling_scale_out_cooldown_seconds"
 	AutoScalingScaleInDisabled         = "dynamodb_autoscaling_scale_in_disabled"
+	AutoScalingScheduledActions        = "dynamodb_autoscaling_scheduled_actions"
 	TTLSampledItems                    = "dynamodb_ttl_sampled_items"
 	TTLExpiredItemsEstimate            = "dynamodb_ttl_expired_items_estimate"
 	TTLExpiredItemsLowerBound          = "dynamodb_ttl_expired_items_lower_bound"
@@ -302,6 +303,9 @@ var awsFamilies = []Family{
 	{AutoScalingScaleInDisabled, Gauge,
 		"1 if the target-tracking policy never scales in, else 0." + backgroundNote,
 		scalingLabels, "boolean", "Application Auto Scaling DescribeScalingPolicies: DisableScaleIn"},
+	{AutoScalingScheduledActions, Gauge,
+		"Number of Application Auto Scaling scheduled actions on the table's or index's scalable target (dimension read or write): each sets the target's minimum and/or maximum at the times its schedule names, and the capacity what-if simulates them. Absent when the dimension has none, and absent everywhere while the exporter cannot read them (application-autoscaling:DescribeScheduledActions denied: see dynamodb_exporter_aws_request_errors_total; the scaling policies are still read and used)." + backgroundNote,
+		scalingLabels, "actions", "Application Auto Scaling DescribeScheduledActions: count per resource and scalable dimension"},
 
 	// TTL health sampler: Scan of random parallel-scan segments.
 	{TTLSampledItems, Gauge,

@@ -1,11 +1,12 @@
-// Auto-scaling settings: Application Auto Scaling DescribeScalableTargets and
-// DescribeScalingPolicies for the DynamoDB service namespace, the targets
-// read concurrently.
+// Auto-scaling settings: Application Auto Scaling DescribeScalableTargets,
+// DescribeScalingPolicies and DescribeScheduledActions for the DynamoDB
+// service namespace, the targets read concurrently.
 package collectors
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 )
 
@@ -75,13 +77,16 @@ func ParseScalingResource(resourceID string, dim aastypes.ScalableDimension) (Sc
 	return r, true
 }
 
-// Run implements Collector. A target that fails keeps its previous metrics.
-// Targets are read concurrently, and each one's figures are published as
-// soon as it is done: a region that hangs delays no other.
+// Run implements Collector. A target that fails keeps its previous metrics;
+// one whose scheduled actions alone could not be read publishes its targets
+// and policies without dynamodb_autoscaling_scheduled_actions, and the
+// error is counted. Targets are read concurrently, and each one's figures
+// are published as soon as it is done: a region that hangs delays no other.
 func (c *AutoScaling) Run(ctx context.Context, _ time.Time) error {
 	return eachTarget(c.targets, maxTargetsInFlight, &c.snap, func(_ int, t *awsclient.Target) ([]prometheus.Metric, error) {
 		ms, err := c.collectTarget(ctx, t)
-		if err != nil {
+		var partial *scheduledError
+		if err != nil && !errors.As(err, &partial) {
 			ms = c.keepMonitored(t, c.snap.previous(t))
 		}
 		return ms, err
@@ -114,7 +119,7 @@ func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([
 	if len(monitored) == 0 {
 		return nil, nil
 	}
-	scaling, err := readScaling(ctx, t)
+	scaling, schedErr, err := readScaling(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +158,11 @@ func (c *AutoScaling) collectTarget(ctx context.Context, t *awsclient.Target) ([
 				catalogue.MustMetric(catalogue.AutoScalingScaleInDisabled, disabled, lv...),
 			)
 		}
+		if n := len(p.scheduled); n > 0 {
+			ms = append(ms, catalogue.MustMetric(catalogue.AutoScalingScheduledActions, float64(n), lv...))
+		}
 	}
-	return ms, nil
+	return ms, schedErr
 }
 
 // scalingPolicy is what Application Auto Scaling says about one dimension.
@@ -165,12 +173,26 @@ type scalingPolicy struct {
 	target    float64
 	in, out   time.Duration
 	noScaleIn bool
+	// scheduled are the scalable target's scheduled actions, in the order
+	// Application Auto Scaling lists them.
+	scheduled []capacity.ScheduledAction
 }
 
-// readScaling returns the scalable targets and target-tracking policies of
-// the target's DynamoDB resources. It serves the autoscaling collector and
-// the capacity collector's cost what-if.
-func readScaling(ctx context.Context, t *awsclient.Target) (map[ScalingResource]scalingPolicy, error) {
+// scheduledError is a failure of DescribeScheduledActions alone: the
+// scalable targets and policies read with it stand, the scheduled actions
+// are unknown.
+type scheduledError struct{ err error }
+
+func (e *scheduledError) Error() string { return e.err.Error() }
+func (e *scheduledError) Unwrap() error { return e.err }
+
+// readScaling returns the scalable targets, target-tracking policies and
+// scheduled actions of the target's DynamoDB resources. It serves the
+// autoscaling collector and the capacity collector's cost what-if. err is
+// a failure to read the targets or policies (nothing is returned); schedErr
+// (a *scheduledError) a failure of DescribeScheduledActions alone: the
+// targets and policies are returned, without scheduled actions.
+func readScaling(ctx context.Context, t *awsclient.Target) (scaling map[ScalingResource]scalingPolicy, schedErr, err error) {
 	out := map[ScalingResource]scalingPolicy{}
 	tp := applicationautoscaling.NewDescribeScalableTargetsPaginator(t.AutoScaling, &applicationautoscaling.DescribeScalableTargetsInput{
 		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
@@ -178,7 +200,7 @@ func readScaling(ctx context.Context, t *awsclient.Target) (map[ScalingResource]
 	for tp.HasMorePages() {
 		page, err := tp.NextPage(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("describing scalable targets in %s: %w", t.Key(), err)
+			return nil, nil, fmt.Errorf("describing scalable targets in %s: %w", t.Key(), err)
 		}
 		for _, st := range page.ScalableTargets {
 			r, ok := ParseScalingResource(aws.ToString(st.ResourceId), st.ScalableDimension)
@@ -196,7 +218,7 @@ func readScaling(ctx context.Context, t *awsclient.Target) (map[ScalingResource]
 	for pp.HasMorePages() {
 		page, err := pp.NextPage(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("describing scaling policies in %s: %w", t.Key(), err)
+			return nil, nil, fmt.Errorf("describing scaling policies in %s: %w", t.Key(), err)
 		}
 		for _, sp := range page.ScalingPolicies {
 			cfg := sp.TargetTrackingScalingPolicyConfiguration
@@ -214,6 +236,46 @@ func readScaling(ctx context.Context, t *awsclient.Target) (map[ScalingResource]
 			p.out = time.Duration(aws.ToInt32(cfg.ScaleOutCooldown)) * time.Second
 			p.noScaleIn = aws.ToBool(cfg.DisableScaleIn)
 			out[r] = p
+		}
+	}
+	actions, err := readScheduled(ctx, t)
+	if err != nil {
+		return out, &scheduledError{fmt.Errorf("describing scheduled actions in %s: %w", t.Key(), err)}, nil
+	}
+	for r, as := range actions {
+		p := out[r]
+		p.scheduled = as
+		out[r] = p
+	}
+	return out, nil, nil
+}
+
+// readScheduled returns the scheduled actions of the target's DynamoDB
+// scalable targets by resource and dimension, in the order Application
+// Auto Scaling lists them. A bound the action leaves unset is 0.
+func readScheduled(ctx context.Context, t *awsclient.Target) (map[ScalingResource][]capacity.ScheduledAction, error) {
+	out := map[ScalingResource][]capacity.ScheduledAction{}
+	sp := applicationautoscaling.NewDescribeScheduledActionsPaginator(t.AutoScaling, &applicationautoscaling.DescribeScheduledActionsInput{
+		ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
+	})
+	for sp.HasMorePages() {
+		page, err := sp.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range page.ScheduledActions {
+			r, ok := ParseScalingResource(aws.ToString(a.ResourceId), a.ScalableDimension)
+			if !ok {
+				continue
+			}
+			sa := capacity.ScheduledAction{
+				Name: aws.ToString(a.ScheduledActionName), Schedule: aws.ToString(a.Schedule), Timezone: aws.ToString(a.Timezone),
+				Start: aws.ToTime(a.StartTime), End: aws.ToTime(a.EndTime),
+			}
+			if ta := a.ScalableTargetAction; ta != nil {
+				sa.Min, sa.Max = float64(aws.ToInt32(ta.MinCapacity)), float64(aws.ToInt32(ta.MaxCapacity))
+			}
+			out[r] = append(out[r], sa)
 		}
 	}
 	return out, nil

@@ -310,10 +310,20 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 
 	// The auto-scaling settings come first: a what-if whose settings changed
 	// starts again from a new fetch of its history.
-	if scaling, err := readScaling(ctx, t); err != nil {
+	if scaling, schedErr, err := readScaling(ctx, t); err != nil {
 		// The what-if uses the last known settings.
 		errs = append(errs, fmt.Errorf("cost what-if: %w", err))
 	} else {
+		if schedErr != nil {
+			// The scheduled actions alone are unknown (denied, or a
+			// failed call): the policies stand, with the last known
+			// actions (none if never read); the error is counted.
+			errs = append(errs, fmt.Errorf("cost what-if: %w", schedErr))
+			for r, p := range scaling {
+				p.scheduled = st.scaling[r].scheduled
+				scaling[r] = p
+			}
+		}
 		st.scaling = scaling
 	}
 	if st.whatIf == nil {

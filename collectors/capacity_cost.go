@@ -56,6 +56,11 @@ func provisioning(p scalingPolicy, havePolicy bool, provisioned bool, fixed int6
 		if !provisioned {
 			d := capacity.DefaultAutoScaling()
 			a.Min, a.Max = d.Min, d.Max
+		} else {
+			// The scheduled actions move the bounds the table has: the
+			// what-if includes them (an on-demand table's were sized, as
+			// its bounds, for the traffic before the switch).
+			a.Scheduled = p.scheduled
 		}
 		if a.Validate() == nil {
 			return capacity.Provisioning{AutoScaling: &a}

@@ -23,6 +23,10 @@ func capacityPanel(dim, units, consumed, provisioned string) panel {
 		}}
 }
 
+// scheduledPanel is the title of the table dashboard's panel of scheduled
+// actions.
+const scheduledPanel = "Auto-scaling scheduled actions"
+
 func title(s string) string {
 	if s == "" {
 		return s
@@ -54,6 +58,12 @@ func tableBoard() board {
 				{expr: sel(writeUtilization, selTI), legend: "write {{index}}"},
 				{expr: sel(c.AutoScalingTargetUtilization, selTI), legend: "target {{dimension}} {{index}}"},
 			}},
+		{kind: timeSeries, title: scheduledPanel, unit: unitCount, width: 24, height: 6,
+			description: "Number of Application Auto Scaling scheduled actions on each scalable target of the table and its indexes (read, write): each sets " +
+				"the target's minimum and/or maximum at the times its schedule names (for instance cron(15 19 * * ? *) raising the write minimum before an " +
+				"evening peak, and a later action lowering it); target tracking then acts within the new bounds, and the cost what-if includes them. " +
+				"No line: no scheduled action, or application-autoscaling:DescribeScheduledActions denied (counted in the exporter's AWS request errors).",
+			queries: []query{{expr: sel(c.AutoScalingScheduledActions, selTI), legend: "{{dimension}} {{index}}"}}},
 		{kind: timeSeries, title: "Sudden peak taken without throttling, warm throughput and demand (units/s)", unit: unitPerSecond, width: 24,
 			description: "The largest per-second demand the table or GSI takes all at once without throttling today (sudden peak): provisioned, its provisioned " +
 				"capacity; on-demand, the largest of the new-table 12,000 read / 4,000 write units, twice the highest per-second demand of the last 30 days " +

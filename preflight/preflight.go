@@ -191,6 +191,11 @@ var probes = []probe{
 			ServiceNamespace: aastypes.ServiceNamespaceDynamodb, MaxResults: aws.Int32(1)})
 		return err
 	}},
+	{"application-autoscaling:DescribeScheduledActions", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
+		_, err := t.AutoScaling.DescribeScheduledActions(ctx, &applicationautoscaling.DescribeScheduledActionsInput{
+			ServiceNamespace: aastypes.ServiceNamespaceDynamodb, MaxResults: aws.Int32(1)})
+		return err
+	}},
 	{"cloudwatch:ListMetrics", nil, func(ctx context.Context, t *awsclient.Target, _ string) error {
 		_, err := t.CloudWatch.ListMetrics(ctx, &cloudwatch.ListMetricsInput{Namespace: aws.String(collectors.CloudWatchNamespace)})
 		return err

@@ -94,6 +94,7 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	for _, s := range []string{
 		"ok       dynamodb:DescribeTable",
 		"ok       dynamodb:DescribeContinuousBackups",
+		"ok       application-autoscaling:DescribeScheduledActions",
 		"ok       dynamodb:DescribeLimits",
 		"ok       cloudwatch:GetMetricData",
 		"ok       dynamodb:Scan",

@@ -46,6 +46,7 @@ var seriesBudget = []budget{
 	{"dynamodb_autoscaling_scale_in_cooldown_seconds", 6, "read, write × table + 2 GSIs; expected by users"},
 	{"dynamodb_autoscaling_scale_out_cooldown_seconds", 6, "read, write × table + 2 GSIs; expected by users"},
 	{"dynamodb_autoscaling_scale_in_disabled", 6, "read, write × table + 2 GSIs; expected by users"},
+	{"dynamodb_autoscaling_scheduled_actions", 6, "read, write × table + 2 GSIs, only on dimensions that have scheduled actions (none at 1,000 tables without them); what the scheduled-scaling what-if includes"},
 	// Derived from the capacity history.
 	{"dynamodb_capacity_peak_to_average_ratio", 6, "read, write × table + 2 GSIs; dashboards"},
 	{"dynamodb_capacity_read_write_ratio", 6, "table + 2 GSIs × 2 windows; dashboards"},

@@ -10,8 +10,9 @@ import (
 
 // autoScalingHandlers are the simulated Application Auto Scaling operations.
 var autoScalingHandlers = map[string]func(*call) (any, error){
-	"DescribeScalableTargets": (*call).aasDescribeScalableTargets,
-	"DescribeScalingPolicies": (*call).aasDescribeScalingPolicies,
+	"DescribeScalableTargets":  (*call).aasDescribeScalableTargets,
+	"DescribeScalingPolicies":  (*call).aasDescribeScalingPolicies,
+	"DescribeScheduledActions": (*call).aasDescribeScheduledActions,
 }
 
 // serviceNamespaces is the ServiceNamespace enum; only dynamodb has state.

@@ -15,7 +15,8 @@
 // selects the caller identity (see [Server.Identity]).
 //
 // The account is configured through the Go API ([Server.PutTable],
-// [Server.PutScalableTarget], [Server.PutScalingPolicy], [Server.Metrics],
+// [Server.PutScalableTarget], [Server.PutScalingPolicy],
+// [Server.PutScheduledAction], [Server.Metrics],
 // [Server.AddMetricSource]) and can be observed ([Server.Requests]) and
 // broken on purpose ([Server.InjectFault], [Server.Deny]). [NewFixture] builds
 // a small, deterministic account used by golden tests and demos.

@@ -11,10 +11,11 @@ import (
 // regionState is everything the account holds in one region.
 type regionState struct {
 	tables   map[string]*Table
-	targets  map[string]*ScalableTarget // key: resourceID + " " + dimension
-	policies map[string]*ScalingPolicy  // key: resourceID + " " + dimension + " " + name
-	items    map[string]*tableItems     // key: table name; see items.go
-	limits   *Limits                    // nil: DefaultLimits
+	targets  map[string]*ScalableTarget  // key: resourceID + " " + dimension
+	policies map[string]*ScalingPolicy   // key: resourceID + " " + dimension + " " + name
+	actions  map[string]*ScheduledAction // key: resourceID + " " + dimension + " " + name
+	items    map[string]*tableItems      // key: table name; see items.go
+	limits   *Limits                     // nil: DefaultLimits
 }
 
 // region returns the state of name, creating it. s.mu must be held.
@@ -25,6 +26,7 @@ func (s *Server) region(name string) *regionState {
 			tables:   make(map[string]*Table),
 			targets:  make(map[string]*ScalableTarget),
 			policies: make(map[string]*ScalingPolicy),
+			actions:  make(map[string]*ScheduledAction),
 			items:    make(map[string]*tableItems),
 		}
 		s.regions[name] = r
@@ -142,7 +144,7 @@ func (s *Server) TableNames(region string) []string {
 }
 
 // DeleteTable removes a table and reports whether it existed. Its items,
-// scalable targets and policies are removed too.
+// scalable targets, policies and scheduled actions are removed too.
 func (s *Server) DeleteTable(region, name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -161,6 +163,11 @@ func (s *Server) DeleteTable(region, name string) bool {
 	for k, p := range r.policies {
 		if p.ResourceID == prefix || strings.HasPrefix(p.ResourceID, prefix+"/") {
 			delete(r.policies, k)
+		}
+	}
+	for k, a := range r.actions {
+		if a.ResourceID == prefix || strings.HasPrefix(a.ResourceID, prefix+"/") {
+			delete(r.actions, k)
 		}
 	}
 	return true

@@ -1,6 +1,12 @@
 package sim
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+)
 
 // policy is a target-tracking policy in minutes and ratios.
 type policy struct {
@@ -115,5 +121,96 @@ func (s *dirState) due(m int64) (float64, *change, bool) {
 		c = last.to
 	}
 	s.decrease = nil
+	if s.rebound && s.policy != nil {
+		// A scheduled action changed the bounds: "if the current
+		// capacity is below the minimum capacity, Application Auto
+		// Scaling scales out to the minimum capacity. If the current
+		// capacity is above the maximum capacity, Application Auto
+		// Scaling scales in to the maximum capacity" (scheduled.go in
+		// awssim names the sources). A scale-out decided before and
+		// falling due now is held to the new maximum as well.
+		if cc := s.policy.clamp(c); cc != c {
+			c, last = cc, &change{decided: m - 1, effective: m, to: cc}
+		}
+	}
+	s.rebound = false
 	return c, last, last != nil && c != s.cap
+}
+
+// schedActions parses a dimension's scheduled actions (validated with the
+// scenario) with the simulated Application Auto Scaling's rules.
+func (t *tableSim) schedActions(specs []ScheduledSpec) []schedAction {
+	var out []schedAction
+	start := minuteTime(t.e.start)
+	created := start.Add(t.spec.Created.D())
+	for _, a := range specs {
+		var from, to time.Time
+		if a.Start != nil {
+			from = start.Add(a.Start.D())
+		}
+		if a.End != nil {
+			to = start.Add(a.End.D())
+		}
+		sched, err := awssim.ParseSchedule(a.Schedule, a.Timezone, from, to, created)
+		if err != nil {
+			t.noteErr(fmt.Errorf("scheduled action %s: %w", a.Name, err))
+			continue
+		}
+		out = append(out, schedAction{name: a.Name, sched: sched, min: a.Min, max: a.Max})
+	}
+	return out
+}
+
+// runScheduled runs the scheduled actions due at the minute at: each sets the
+// scalable target's bounds (in the server too, as DescribeScalableTargets
+// then reports them); the dimension's capacity is brought within them when
+// its changes fall due (dirState.due), in the same minute. An action whose minimum would
+// exceed the maximum changes nothing.
+func (t *tableSim) runScheduled(at time.Time) {
+	for _, en := range t.ents {
+		for d := range en.dirs {
+			s := &en.dirs[d]
+			for _, a := range s.actions {
+				if s.policy == nil || !a.sched.Due(at) {
+					continue
+				}
+				p := s.policy
+				lo, hi := p.min, p.max
+				if a.min > 0 {
+					lo = a.min
+				}
+				if a.max > 0 {
+					hi = a.max
+				}
+				run := ScheduledRun{Table: t.name, Index: en.index, Read: d == 0, Action: a.name, At: at, Min: lo, Max: hi}
+				if lo > hi {
+					run.Refused = fmt.Sprintf("MinCapacity %v would exceed MaxCapacity %v", lo, hi)
+					run.Min, run.Max = p.min, p.max
+					t.runs = append(t.runs, run)
+					continue
+				}
+				p.min, p.max, s.rebound = lo, hi, true
+				id, dim := scalingResource(t.name, en.index, d == 0)
+				if err := t.e.srv.SetScalableTargetBounds(t.region, id, dim, int32(lo), int32(hi)); err != nil {
+					t.noteErr(err)
+				}
+				t.runs = append(t.runs, run)
+			}
+		}
+	}
+}
+
+// scalingResource is the Application Auto Scaling resource ID and
+// scalable dimension of a table's or GSI's read or write capacity.
+func scalingResource(table, index string, read bool) (id, dim string) {
+	id = "table/" + table
+	dims := [2]string{awssim.DimTableRead, awssim.DimTableWrite}
+	if index != "" {
+		id += "/index/" + index
+		dims = [2]string{awssim.DimIndexRead, awssim.DimIndexWrite}
+	}
+	if read {
+		return id, dims[0]
+	}
+	return id, dims[1]
 }

@@ -184,10 +184,56 @@ func (e *Engine) install(t *tableSim) error {
 				DisableScaleIn: p.noScaleIn, CreationTime: created}); err != nil {
 				return fmt.Errorf("table %s: %w", s.Name, err)
 			}
+			for _, a := range scheduledSpecs(s, en.index, d == 0) {
+				sa := awssim.ScheduledAction{ScheduledActionName: a.Name, ResourceID: id, ScalableDimension: dims[d],
+					Schedule: a.Schedule, Timezone: a.Timezone, CreationTime: created}
+				if a.Start != nil {
+					sa.StartTime = minuteTime(e.start).Add(a.Start.D())
+				}
+				if a.End != nil {
+					sa.EndTime = minuteTime(e.start).Add(a.End.D())
+				}
+				if a.Min > 0 {
+					sa.MinCapacity = aws32(a.Min)
+				}
+				if a.Max > 0 {
+					sa.MaxCapacity = aws32(a.Max)
+				}
+				if err := e.srv.PutScheduledAction(t.region, sa); err != nil {
+					return fmt.Errorf("table %s: scheduled action %s: %w", s.Name, a.Name, err)
+				}
+			}
 		}
 	}
 	return t.populations(minuteTime(e.start))
 }
+
+// scheduledSpecs returns the scheduled actions of a table's (index "") or
+// GSI's read or write dimension.
+func scheduledSpecs(s *TableSpec, index string, read bool) []ScheduledSpec {
+	sc := s.AutoScaling
+	if index != "" {
+		sc = nil
+		for i := range s.GSIs {
+			if s.GSIs[i].Name == index {
+				sc = s.GSIs[i].AutoScaling
+			}
+		}
+	}
+	if sc == nil {
+		return nil
+	}
+	ps := sc.Write
+	if read {
+		ps = sc.Read
+	}
+	if ps == nil {
+		return nil
+	}
+	return ps.Scheduled
+}
+
+func aws32(x float64) *int32 { v := int32(x); return &v }
 
 // scheduleFaults turns the scenario's faults into a schedule.
 func (e *Engine) scheduleFaults() error {

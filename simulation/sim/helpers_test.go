@@ -28,6 +28,7 @@ type rig struct {
 	eng *Engine
 	ddb *dynamodb.Client
 	cw  *cloudwatch.Client
+	url string // the HTTP server's address
 }
 
 // newRig starts scenario sc at t0.
@@ -48,7 +49,7 @@ func newRig(t testing.TB, sc *Scenario) *rig {
 	}
 	u := aws.String(hs.URL)
 	return &rig{
-		srv: srv, clk: clk, eng: eng,
+		srv: srv, clk: clk, eng: eng, url: hs.URL,
 		ddb: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = u }),
 		cw:  cloudwatch.NewFromConfig(cfg, func(o *cloudwatch.Options) { o.BaseEndpoint = u }),
 	}

@@ -48,6 +48,7 @@ type eventCounts struct {
 	throttleMinutes     [numCauses]int
 	backPressureMinutes int // base-table write throttles caused by a GSI
 	switches, refused   int // billing-mode switches applied / refused
+	scheduled           int // capacity changes made by scheduled actions
 }
 
 func (c eventCounts) throttles() int {
@@ -63,6 +64,12 @@ func (c eventCounts) throttles() int {
 var expectedEvents = map[string]func(c eventCounts) string{
 	"tickets-spike": func(c eventCounts) string { // autoscaling-spike
 		return need(c.scaleOuts > 0, "scale-outs") + need(c.throttleMinutes[causeProvisioned] > 0, "provisioned-throughput throttles")
+	},
+	"orders-evening-peak": func(c eventCounts) string { // recurring-evening-peak, no scheduled action
+		return need(c.scaleOuts > 0, "scale-outs") + need(c.throttleMinutes[causeProvisioned] > 0, "provisioned-throughput throttles")
+	},
+	"orders-evening-scheduled": func(c eventCounts) string { // recurring-evening-peak, covered by scheduled actions
+		return need(c.scheduled > 0, "capacity changes by scheduled actions") + need(c.throttles() == 0, "no throttle minute (the scheduled action covers the peak), but")
 	},
 	"carts-target90": func(c eventCounts) string { // target-too-high
 		return need(c.scaleOuts > 0, "scale-outs") + need(c.throttleMinutes[causeProvisioned] > 0, "provisioned-throughput throttles")
@@ -133,10 +140,10 @@ func TestInvariants(t *testing.T) {
 				c.switches++
 			}
 		}
-		t.Logf("%-22s scale-outs %5d scale-ins %4d refused decreases %4d | checked: decreases %4d thresholds %5d | throttle minutes (15d) key-range %5d provisioned %5d max-on-demand %d account %d back-pressure %d | switches %d refused %d",
+		t.Logf("%-22s scale-outs %5d scale-ins %4d refused decreases %4d | checked: decreases %4d thresholds %5d | throttle minutes (15d) key-range %5d provisioned %5d max-on-demand %d account %d back-pressure %d | switches %d refused %d | scheduled %d",
 			tb.Name, c.scaleOuts, c.scaleIns, c.refusedDecreases, c.decreasesChecked, c.thresholdsChecked,
 			c.throttleMinutes[causeKeyRange], c.throttleMinutes[causeProvisioned], c.throttleMinutes[causeMaxOnDemand], c.throttleMinutes[causeAccountLimit], c.backPressureMinutes,
-			c.switches, c.refused)
+			c.switches, c.refused, c.scheduled)
 		if want := expectedEvents[tb.Name]; want != nil {
 			if missing := want(*c); missing != "" {
 				t.Errorf("%s: the scenario should produce%s the checks found none", tb.Name, missing)
@@ -215,7 +222,28 @@ func checkScalingEvents(t *testing.T, r *rig, tb TableSpec, c *eventCounts) {
 		last time.Time
 	}
 	budgets := map[string]*budget{}
+	// The runs of scheduled actions, by dimension and minute: a capacity
+	// change at a run's minute is the run's (to its new minimum or
+	// maximum), not target tracking's.
+	type runKey struct {
+		index string
+		read  bool
+		at    time.Time
+	}
+	runs := map[runKey]ScheduledRun{}
+	for _, run := range r.eng.ScheduledRuns(tb.Name) {
+		if run.Refused == "" {
+			runs[runKey{run.Index, run.Read, run.At}] = run
+		}
+	}
 	for _, ev := range r.eng.ScalingEvents(tb.Name) {
+		if run, ok := runs[runKey{ev.Index, ev.Read, ev.Effective}]; ok && ev.Refused == "" {
+			if !(ev.To > ev.From && ev.To == run.Min) && !(ev.To < ev.From && ev.To == run.Max) {
+				t.Fatalf("capacity %v → %v at the run of scheduled action %s (bounds %v-%v): want the new minimum or maximum", ev.From, ev.To, run.Action, run.Min, run.Max)
+			}
+			c.scheduled++
+			continue
+		}
 		if ev.Refused != "" {
 			if ev.To < ev.From {
 				c.refusedDecreases++

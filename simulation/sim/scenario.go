@@ -136,6 +136,22 @@ type PolicySpec struct {
 	// Delay is the time from the scale-out decision to the new capacity
 	// serving (default 5m).
 	Delay *Duration `yaml:"delay"`
+	// Scheduled are the scalable target's scheduled actions
+	// (awssim.ScheduledAction): at each time Schedule names, the target's
+	// bounds become Min and Max (0: unchanged).
+	Scheduled []ScheduledSpec `yaml:"scheduled"`
+}
+
+// ScheduledSpec is an Application Auto Scaling scheduled action on one
+// dimension of a table or GSI.
+type ScheduledSpec struct {
+	Name     string  `yaml:"name"`
+	Schedule string  `yaml:"schedule"` // at(...), rate(...) or cron(...), see awssim.ParseSchedule
+	Timezone string  `yaml:"timezone"` // IANA name; default UTC
+	Start    *Offset `yaml:"start"`    // optional StartTime, an offset
+	End      *Offset `yaml:"end"`      // optional EndTime, an offset
+	Min      float64 `yaml:"min"`      // the new MinCapacity; 0: unchanged
+	Max      float64 `yaml:"max"`      // the new MaxCapacity; 0: unchanged
 }
 
 // TrafficSpec is a table's demand: base rates in capacity units per second,
@@ -181,6 +197,10 @@ type EventSpec struct {
 	Every     Duration  `yaml:"every"`
 	Until     *Offset   `yaml:"until"`
 	Count     int       `yaml:"count"`
+	// AtUTC ("HH:MM"), when set, moves the event (at and until alike) to
+	// the first time of day HH:MM UTC at or after at, so that a daily event
+	// falls at the same UTC hour whatever the scenario's start.
+	AtUTC string `yaml:"at_utc"`
 }
 
 // SwitchSpec is a billing-mode switch at a time. A switch to provisioned

@@ -29,6 +29,16 @@ type dirState struct {
 	capLog      []capPoint
 	recent      [scaleInLookback]float64 // consumption of the last minutes (units/s)
 	recentPos   int
+	actions     []schedAction // scheduled actions on the dimension's scalable target
+	rebound     bool          // a scheduled action changed the bounds this minute
+}
+
+// schedAction is a scheduled action of a dimension: the bounds it sets
+// (0: unchanged) at each minute its schedule is due.
+type schedAction struct {
+	name     string
+	sched    *awssim.Schedule
+	min, max float64
 }
 
 // capPoint is a capacity in effect from a minute on.
@@ -104,6 +114,7 @@ type tableSim struct {
 	vals     []float32
 	outs     [][2]served // per entity, reused every minute
 	scaling  []ScalingEvent
+	runs     []ScheduledRun
 	results  []SwitchResult
 	err      error // first unexpected server error
 }
@@ -123,6 +134,21 @@ type ScalingEvent struct {
 	From, To     float64
 	// Refused is AWS's message when DynamoDB refused the change (a
 	// decrease beyond the daily limit); the capacity did not change.
+	Refused string
+}
+
+// ScheduledRun is one run of a scheduled action: the bounds it gave the
+// scalable target. The capacity change it caused, if any, is a
+// ScalingEvent at the same time.
+type ScheduledRun struct {
+	Table, Index string
+	Read         bool
+	Action       string
+	At           time.Time
+	// Min and Max are the scalable target's bounds after the run.
+	Min, Max float64
+	// Refused says why the run changed nothing (a minimum above the
+	// maximum); "" when it ran.
 	Refused string
 }
 
@@ -174,6 +200,9 @@ func newTableSim(e *Engine, spec *TableSpec, h0 int64) *tableSim {
 			s.maxOnDemand = x.od
 			s.lastOut, s.lastIn = math.MinInt32, math.MinInt32
 			s.capLog = []capPoint{{h0, s.cap}}
+			if x.ps != nil {
+				s.actions = t.schedActions(x.ps.Scheduled)
+			}
 		}
 		return en
 	}
@@ -234,6 +263,7 @@ func (t *tableSim) begin(m int64) {
 		t.applySwitch(t.switches[t.next], at)
 		t.next++
 	}
+	t.runScheduled(at)
 	if t.onDemand {
 		return
 	}

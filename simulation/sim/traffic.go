@@ -64,6 +64,14 @@ func newTrafficGen(tr *TrafficSpec, hot float64, seed uint64, start int64, horiz
 		if e.Until != nil {
 			ev.until = start + minutesOf(e.Until.D())
 		}
+		if tod, ok := timeOfDay(e.AtUTC); ok && e.AtUTC != "" {
+			// Unix minutes modulo a day are the UTC minute of the day.
+			shift := ((tod-ev.at%1440)%1440 + 1440) % 1440
+			ev.at += shift
+			if e.Until != nil {
+				ev.until += shift
+			}
+		}
 		g.events = append(g.events, ev)
 	}
 	return g

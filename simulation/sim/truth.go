@@ -107,6 +107,17 @@ func (e *Engine) ScalingEvents(table string) []ScalingEvent {
 	return nil
 }
 
+// ScheduledRuns returns the runs of the scheduled actions of a table and
+// its GSIs so far, in time order.
+func (e *Engine) ScheduledRuns(table string) []ScheduledRun {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if t := e.table("", table); t != nil {
+		return slices.Clone(t.runs)
+	}
+	return nil
+}
+
 // SwitchResults returns the scheduled billing-mode switches applied or
 // refused so far.
 func (e *Engine) SwitchResults(table string) []SwitchResult {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
 
 // Limits of a scenario.
@@ -373,6 +375,63 @@ func (v *validator) scaling(p string, s *ScalingSpec) error {
 		if err := v.number(pp+".max", ps.Max, ps.Min, 1e6, "maximum capacity (at least min)"); err != nil {
 			return err
 		}
+		if err := v.scheduled(pp+".scheduled", ps.Scheduled); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scheduled checks a dimension's scheduled actions with the simulated
+// Application Auto Scaling's own rules (awssim.ParseSchedule).
+func (v *validator) scheduled(p string, as []ScheduledSpec) error {
+	names := map[string]bool{}
+	for i := range as {
+		a := &as[i]
+		ap := fmt.Sprintf("%s[%d]", p, i)
+		if a.Name == "" || strings.ContainsAny(a.Name, ":/|") || len(a.Name) > 256 {
+			return v.errf(ap+".name", "scheduled action name %q must be 1 to 256 characters without ':', '/' or '|'", a.Name)
+		}
+		if names[a.Name] {
+			return v.errf(ap+".name", "scheduled action name %q is used twice on this dimension", a.Name)
+		}
+		names[a.Name] = true
+		var start, end time.Time
+		base := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+		for _, x := range []struct {
+			k string
+			o *Offset
+			t *time.Time
+		}{{"start", a.Start, &start}, {"end", a.End, &end}} {
+			if x.o == nil {
+				continue
+			}
+			if err := v.inScenario(ap+"."+x.k, *x.o); err != nil {
+				return err
+			}
+			*x.t = base.Add(x.o.D())
+		}
+		if _, err := awssim.ParseSchedule(a.Schedule, a.Timezone, start, end, base); err != nil {
+			field := "schedule"
+			if strings.Contains(err.Error(), "'timezone'") {
+				field = "timezone"
+			} else if strings.Contains(err.Error(), "EndTime") {
+				field = "end"
+			}
+			return v.errf(ap+"."+field, "%s", errMessage(err))
+		}
+		if a.Min == 0 && a.Max == 0 {
+			return v.errf(ap, "scheduled action %q needs min, max or both", a.Name)
+		}
+		if err := v.number(ap+".min", a.Min, 0, 1e6, "minimum capacity"); err != nil {
+			return err
+		}
+		if err := v.number(ap+".max", a.Max, 0, 1e6, "maximum capacity"); err != nil {
+			return err
+		}
+		if a.Min > 0 && a.Max > 0 && a.Max < a.Min {
+			return v.errf(ap+".max", "maximum capacity %v must be at least min %v", a.Max, a.Min)
+		}
 	}
 	return nil
 }
@@ -476,6 +535,11 @@ func (v *validator) event(p string, e *EventSpec) error {
 	if needFactor {
 		if err := v.number(p+".factor", e.Factor, 1e-6, 1e6, "factor"); err != nil {
 			return err
+		}
+	}
+	if e.AtUTC != "" {
+		if _, ok := timeOfDay(e.AtUTC); !ok {
+			return v.errf(p+".at_utc", "at_utc %q must be a UTC time of day HH:MM", e.AtUTC)
 		}
 	}
 	until, err := v.repeat(p, e.At, e.Every, e.Until, e.Count)
@@ -894,3 +958,12 @@ const (
 	modeProvisioned = "provisioned"
 	modeOnDemand    = "on_demand"
 )
+
+// timeOfDay reads "HH:MM" as minutes into the day.
+func timeOfDay(s string) (int64, bool) {
+	t, err := time.Parse("15:04", s)
+	if err != nil || len(s) != 5 {
+		return 0, false
+	}
+	return int64(t.Hour()*60 + t.Minute()), true
+}
