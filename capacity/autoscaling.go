@@ -38,11 +38,12 @@ import (
 //     above the maximum capacity, Application Auto Scaling scales in to the
 //     maximum capacity": AWS CloudFormation, AWS::ApplicationAutoScaling::
 //     ScalableTarget ScalableTargetAction; Application Auto Scaling user
-//     guide, "Scheduled scaling"). The raise to Min is an UpdateTable like a
-//     scale-out's, so it is in effect ScaleOutDelay later (from the action's
-//     own minute when the delay is zero): that is conservative, since the
-//     delay also covers CloudWatch's and the alarm's lag, which a scheduled
-//     action does not have; a proposed action's lead time covers it. The fall
+//     guide, "Scheduled scaling"). The raise to Min is in effect from the
+//     action's own minute: no CloudWatch datapoint nor alarm stands between
+//     the schedule and the UpdateTable, which serves the new capacity within
+//     seconds to minutes (as the simulator states it too); a proposed
+//     action's lead time (ScaleOutDelay plus a margin) covers a slower one.
+//     The fall
 //     to Max is a decrease, taken at the end of the action's minute like a
 //     scale-in: it counts against the decrease budget and, when DynamoDB
 //     allows none, is tried again each minute. An action whose Min
@@ -247,7 +248,7 @@ func (t *tableStep) minute(i int) {
 
 // runScheduled applies the scheduled actions that run in minute i, which
 // begins at at: their Min and Max become the bounds, and a capacity below
-// the new Min is raised to it ScaleOutDelay later.
+// the new Min is raised to it from minute i.
 func (d *scaler) runScheduled(i int, at time.Time) {
 	fired := false
 	for k, sc := range d.sched {
@@ -272,8 +273,12 @@ func (d *scaler) runScheduled(i int, at time.Time) {
 		top = math.Max(top, d.pending[len(d.pending)-1].To)
 	}
 	if d.a.Min > top {
-		ev := ScalingEvent{Minute: i, Effective: i + d.delay, From: d.c, To: d.a.Min, Scheduled: true}
-		d.pending = append(d.pending, ev)
+		// In effect from the action's own minute: every pending scale-out
+		// takes effect at i or later, so the raise goes first.
+		ev := ScalingEvent{Minute: i, Effective: i, From: d.c, To: d.a.Min, Scheduled: true}
+		d.pending = append(d.pending, ScalingEvent{})
+		copy(d.pending[1:], d.pending)
+		d.pending[0] = ev
 		if d.sim != nil {
 			d.sim.Events = append(d.sim.Events, ev) // not a policy decision: not in ScaleOuts
 		}

@@ -32,10 +32,10 @@ func evening(days int, base, peak float64, on ...int) Series {
 //     19:31 throttles 900 and 19:32-19:36 2,700 each: 14,400 a peak day,
 //     86,400 over the 6. Capacity is 86 from 19:37 to 20:44 (scale-in after
 //     15 minutes below 50%, from 20:30): 68 minutes a peak day.
-//   - with the proposal, raise at 19:30 − (5 + 5) = 19:20 to 86, in effect at
-//     19:25: nothing throttles (60/86 < 70% too, no scale-out). Lowered at
-//     20:30: 86 from 19:25 to 20:44 on peak days (80 minutes), and to 20:30
-//     on the quiet day (scale-in at its end: 66 minutes).
+//   - with the proposal, raise at 19:30 − (5 + 5) = 19:20 to 86, in effect
+//     from 19:20: nothing throttles (60/86 < 70% too, no scale-out). Lowered
+//     at 20:30: 86 from 19:20 to 20:44 on peak days (85 minutes), and to
+//     20:30 on the quiet day (scale-in at its end: 71 minutes).
 func TestAnalyzePeaksRecurringKnownAnswer(t *testing.T) {
 	s := evening(7, 10, 60, 0, 1, 2, 4, 5, 6)
 	a := AutoScalingSettings{Target: 0.7, Min: 5, Max: 1000, ScaleOutDelay: 5 * time.Minute}
@@ -64,7 +64,7 @@ func TestAnalyzePeaksRecurringKnownAnswer(t *testing.T) {
 		t.Errorf("throttled without %v, with %v", pr.Without.ThrottledUnits, pr.With.ThrottledUnits)
 	}
 	wantWithout := 7*24*15 + 6*71*68/60.0
-	wantWith := 7*24*15 + 6*71*80/60.0 + 71*66/60.0
+	wantWith := 7*24*15 + 6*71*85/60.0 + 71*71/60.0
 	if math.Abs(pr.Without.UnitHours-wantWithout) > 1e-6 || math.Abs(pr.With.UnitHours-wantWith) > 1e-6 {
 		t.Errorf("unit-hours %v and %v, want %v and %v", pr.Without.UnitHours, pr.With.UnitHours, wantWithout, wantWith)
 	}

@@ -23,25 +23,25 @@ func TestScheduledActionsKnownAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Minute 60 (01:00) raises Min to 100, in effect 5 minutes later
-		// (minute 65). Min stays 100 until minute 120 (02:00); the minutes
-		// since 65 are below the scale-in threshold (10 < 50% of 100), so the
-		// scale-in decided at the end of minute 120 sets ceil(10/0.7) = 15
-		// from minute 121.
+		// Minute 60 (01:00) raises Min to 100, in effect from that minute
+		// (no alarm lag, whatever the scale-out delay). Min stays 100 until
+		// minute 120 (02:00); the minutes since 60 are below the scale-in
+		// threshold (10 < 50% of 100), so the scale-in decided at the end of
+		// minute 120 sets ceil(10/0.7) = 15 from minute 121.
 		for i, c := range sim.Capacity {
 			want := 15.0
-			if i >= 65 && i < 121 {
+			if i >= 60 && i < 121 {
 				want = 100
 			}
 			if c != want {
 				t.Fatalf("minute %d: capacity %v, want %v", i, c, want)
 			}
 		}
-		wantEvents := []ScalingEvent{{Minute: 60, Effective: 65, From: 15, To: 100, Scheduled: true}, {Minute: 120, Effective: 121, From: 100, To: 15}}
+		wantEvents := []ScalingEvent{{Minute: 60, Effective: 60, From: 15, To: 100, Scheduled: true}, {Minute: 120, Effective: 121, From: 100, To: 15}}
 		if len(sim.Events) != 2 || sim.Events[0] != wantEvents[0] || sim.Events[1] != wantEvents[1] {
 			t.Errorf("events %+v, want %+v", sim.Events, wantEvents)
 		}
-		if want := (65*15 + 56*100 + 59*15) / 60.0; math.Abs(sim.UnitHours-want) > 1e-9 {
+		if want := (60*15 + 61*100 + 59*15) / 60.0; math.Abs(sim.UnitHours-want) > 1e-9 {
 			t.Errorf("unit-hours %v, want %v", sim.UnitHours, want)
 		}
 	})

@@ -68,7 +68,7 @@ func changes(capacity []float64) (up, down int) {
 
 // provisioning turns a scenario policy (nil: none) into the model's, with the
 // capacity the simulator had at the window's start.
-func provisioning(ps *sim.PolicySpec, initial float64) capacity.Provisioning {
+func provisioning(ps *sim.PolicySpec, initial float64, start time.Time) capacity.Provisioning {
 	if ps == nil {
 		return capacity.Provisioning{Fixed: initial}
 	}
@@ -80,6 +80,16 @@ func provisioning(ps *sim.PolicySpec, initial float64) capacity.Provisioning {
 	}
 	if ps.Delay != nil {
 		a.ScaleOutDelay = ps.Delay.D()
+	}
+	for _, sa := range ps.Scheduled {
+		x := capacity.ScheduledAction{Name: sa.Name, Schedule: sa.Schedule, Timezone: sa.Timezone, Min: sa.Min, Max: sa.Max}
+		if sa.Start != nil {
+			x.Start = start.Add(sa.Start.D())
+		}
+		if sa.End != nil {
+			x.End = start.Add(sa.End.D())
+		}
+		a.Scheduled = append(a.Scheduled, x)
 	}
 	return capacity.Provisioning{AutoScaling: &a}
 }
@@ -152,7 +162,7 @@ func TestModelAgainstSimulator(t *testing.T) {
 				if p.scaling != nil {
 					rp, wp = p.scaling.Read, p.scaling.Write
 				}
-				settings := capacity.Settings{Read: provisioning(rp, simCap[0][0]), Write: provisioning(wp, simCap[1][0])}
+				settings := capacity.Settings{Read: provisioning(rp, simCap[0][0], eng.Start()), Write: provisioning(wp, simCap[1][0], eng.Start())}
 				run, err := capacity.SimulateTable(tr, settings, capacity.DefaultAutoScaling())
 				if err != nil {
 					t.Fatalf("%s %s %q: %v", name, ts.Name, p.index, err)
