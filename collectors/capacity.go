@@ -619,20 +619,22 @@ func (c *Capacity) reportCosts(t *awsclient.Target, st *capacityState, tb *Table
 		return r, fmt.Errorf("capacity what-if of table %s in %s: %w", tb.Name, t.Key(), err)
 	}
 	prices, err := capacity.PricesForClass(t.Region, tableClass(tb), c.settings.Prices...)
-	if err != nil {
+	unpriced := err != nil
+	if unpriced {
 		// A region without list prices (and no override for it) is a
 		// configuration gap, not a failure of the collector: the table
-		// keeps its traffic figures, gets no cost what-if, and the gap is
-		// logged once per region and class and shown by capacity report
-		// (r.Err), instead of failing the collector every run (which would
-		// raise DynamoDBExporterCollectorFailing for good and hide the
-		// other tables' figures behind it).
+		// keeps its traffic figures and the simulation's diagnosis (the
+		// throttles a policy lets through need no price), gets no cost
+		// figure, and the gap is logged once per region and class and
+		// shown by capacity report (r.Err), instead of failing the
+		// collector every run (which would raise
+		// DynamoDBExporterCollectorFailing for good and hide the other
+		// tables' figures behind it).
 		r.Err = err
 		if k := "\x00prices\x00" + t.Region + "\x00" + string(tableClass(tb)); !st.warned[k] {
 			st.warned[k] = true
-			c.logger.Warn("cost what-if skipped: no list price for the region; set collectors.capacity.prices for it", "account", t.Account, "region", t.Region, "table_class", string(tableClass(tb)), "err", err)
+			c.logger.Warn("cost figures skipped: no list price for the region; set collectors.capacity.prices for it", "account", t.Account, "region", t.Region, "table_class", string(tableClass(tb)), "err", err)
 		}
-		return r, nil
 	}
 	// One simulation from runFrom, running on from one cycle to the next
 	// (whatIf), each window read off it; windows start no earlier than the
@@ -685,6 +687,10 @@ func (c *Capacity) reportCosts(t *awsclient.Target, st *capacityState, tb *Table
 			if w.provisioned {
 				diagnosis = append(diagnosis, w.diagnosis(idxs[i], lo, hi, [2]float64{res.Read.Demand, res.Write.Demand}))
 			}
+		}
+		if unpriced {
+			r.Costs = append(r.Costs, WindowCost{Window: labels[k], Covered: span, Unpriced: true, Diagnosis: diagnosis})
+			continue
 		}
 		e, err := capacity.EvaluateResults(r.Mode, prices, c.settings.Options, results)
 		if err != nil {
@@ -987,6 +993,12 @@ func (st *capacityState) metrics() []prometheus.Metric {
 			e := wc.Evaluation
 			lv := []string{r.Account, r.Region, r.Table, wc.Window}
 			with := func(extra ...string) []string { return append(append([]string{}, lv...), extra...) }
+			for _, d := range wc.Diagnosis {
+				d.metrics(add, r, wc.Window)
+			}
+			if wc.Unpriced {
+				continue
+			}
 			add(catalogue.CapacityCostDollars, e.OnDemand.Total(), with("on_demand")...)
 			add(catalogue.CapacityCostDollars, e.Provisioned.Total(), with("provisioned")...)
 			add(catalogue.CapacityMonthlySwitchSaving, e.MonthlySaving, lv...)
@@ -995,32 +1007,35 @@ func (st *capacityState) metrics() []prometheus.Metric {
 			add(catalogue.CapacitySimulatedThrottled, e.Throttled.Write, with("write")...)
 			add(catalogue.CapacityTraceSeconds, wc.Covered.Seconds(), lv...)
 			add(catalogue.CapacityRecommendationInfo, 1, with(string(e.Recommendation.Action), string(e.Recommendation.Code))...)
-			for _, d := range wc.Diagnosis {
-				for k, dd := range d.dimensions() {
-					if dd == nil {
-						continue
-					}
-					lv := []string{r.Account, r.Region, r.Table, d.Index, wc.Window, dimensionLabels[k]}
-					for _, cause := range capacity.Causes() {
-						units, minutes := dd.Throttled[cause], dd.SaturatedMinutes[cause]
-						if units > 0 {
-							add(catalogue.CapacityDiagnosisThrottled, units, append(lv, cause.String())...)
-						}
-						if minutes > 0 {
-							add(catalogue.CapacityDiagnosisSaturated, minutes*60, append(lv, cause.String())...)
-						}
-						if units > 0 || minutes > 0 {
-							add(catalogue.CapacityDiagnosisLastThrottled, unixSeconds(dd.Last[cause]), append(lv, cause.String())...)
-						}
-					}
-					if wc.Window == scalingWindowLabel {
-						lv := []string{r.Account, r.Region, r.Table, d.Index, dimensionLabels[k], wc.Window}
-						add(catalogue.CapacitySimulatedScalingEvents, dd.ScalingDecisionsPerDay(), lv...)
-						add(catalogue.CapacitySimulatedUtilization, dd.Utilization(), lv...)
-					}
-				}
-			}
 		}
 	}
 	return ms
+}
+
+// metrics publishes the diagnosis of one table or GSI over window through
+// add.
+func (d IndexDiagnosis) metrics(add func(name string, v float64, lv ...string), r TableReport, window string) {
+	for k, dd := range d.dimensions() {
+		if dd == nil {
+			continue
+		}
+		lv := []string{r.Account, r.Region, r.Table, d.Index, window, dimensionLabels[k]}
+		for _, cause := range capacity.Causes() {
+			units, minutes := dd.Throttled[cause], dd.SaturatedMinutes[cause]
+			if units > 0 {
+				add(catalogue.CapacityDiagnosisThrottled, units, append(lv, cause.String())...)
+			}
+			if minutes > 0 {
+				add(catalogue.CapacityDiagnosisSaturated, minutes*60, append(lv, cause.String())...)
+			}
+			if units > 0 || minutes > 0 {
+				add(catalogue.CapacityDiagnosisLastThrottled, unixSeconds(dd.Last[cause]), append(lv, cause.String())...)
+			}
+		}
+		if window == scalingWindowLabel {
+			lv := []string{r.Account, r.Region, r.Table, d.Index, dimensionLabels[k], window}
+			add(catalogue.CapacitySimulatedScalingEvents, dd.ScalingDecisionsPerDay(), lv...)
+			add(catalogue.CapacitySimulatedUtilization, dd.Utilization(), lv...)
+		}
+	}
 }

@@ -115,6 +115,10 @@ type WindowCost struct {
 	// HourlyMean, PeakDemand nor scaling decisions (the running what-if does
 	// not keep them).
 	Evaluation capacity.Evaluation
+	// Unpriced is true in a region without prices (no list price and no
+	// override): Evaluation is then empty and no cost figure is published,
+	// but the simulation ran and Diagnosis holds what it saw.
+	Unpriced bool
 	// Diagnosis holds, for a provisioned table, the diagnosis of the base
 	// table then of each GSI over the window (as Traffic); nil for an
 	// on-demand table. ScalingDecisions is NaN in a window longer than

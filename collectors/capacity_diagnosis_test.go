@@ -94,7 +94,12 @@ type diagnosisAccount struct {
 
 func newDiagnosisAccount(t *testing.T, now time.Time, age time.Duration) *diagnosisAccount {
 	t.Helper()
-	a := &diagnosisAccount{sim: awssim.New(), region: "us-east-1", now: now}
+	return newDiagnosisAccountIn(t, now, age, "us-east-1")
+}
+
+func newDiagnosisAccountIn(t *testing.T, now time.Time, age time.Duration, region string) *diagnosisAccount {
+	t.Helper()
+	a := &diagnosisAccount{sim: awssim.New(), region: region, now: now}
 	srv := httptest.NewServer(a.sim.Handler())
 	t.Cleanup(srv.Close)
 	key := []awssim.KeyElement{{AttributeName: "pk", KeyType: "HASH"}}
@@ -143,6 +148,7 @@ func newDiagnosisAccount(t *testing.T, now time.Time, age time.Duration) *diagno
 		}
 	}
 	cfg := testtools.AWSConfig(srv.URL)
+	cfg.Region = a.region
 	a.target = &awsclient.Target{Account: "acct", Region: a.region, DynamoDB: dynamodb.NewFromConfig(cfg),
 		CloudWatch: cloudwatch.NewFromConfig(cfg), AutoScaling: applicationautoscaling.NewFromConfig(cfg)}
 	inv := NewInventory()
@@ -183,6 +189,30 @@ func (a *diagnosisAccount) run(t *testing.T, at time.Time) []sample {
 // capacity, not for the on-demand table, not for a cause without units.
 // When the policy changes, the next cycle judges the whole window with
 // the new one.
+// TestDiagnosisInARegionWithoutPrices: the throttles a policy lets through
+// need no price, so a region without list prices (no override) keeps the
+// diagnosis families, the same as in a priced region, and publishes no cost
+// figure.
+func TestDiagnosisInARegionWithoutPrices(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	priced := newDiagnosisAccount(t, now, 40*day).run(t, now)
+	unpriced := newDiagnosisAccountIn(t, now, 40*day, "eu-west-3").run(t, now)
+	for _, f := range diagnosisFamilies {
+		want, got := find(priced, f, "table=prov"), find(unpriced, f, "table=prov")
+		if len(got) != len(want) {
+			t.Errorf("%s: %d series without prices, %d with", f, len(got), len(want))
+		}
+	}
+	if n := len(find(priced, catalogue.CapacityDiagnosisThrottled, "table=prov")); n == 0 {
+		t.Fatal("the reference table throttles nothing: the test proves nothing")
+	}
+	for _, f := range []string{catalogue.CapacityCostDollars, catalogue.CapacityRecommendationInfo} {
+		if got := find(unpriced, f); len(got) != 0 {
+			t.Errorf("%s: %d series without prices, want none", f, len(got))
+		}
+	}
+}
+
 func TestDiagnosisOfAProvisionedAutoScaledTable(t *testing.T) {
 	a := newDiagnosisAccount(t, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), 40*day)
 	ss := a.run(t, a.now)

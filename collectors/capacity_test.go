@@ -12,6 +12,7 @@ import (
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
+	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
 )
 
 // TestCapacityUnknownBillingModeIsCounted: a billing mode the exporter does
@@ -62,8 +63,8 @@ func TestCapacityUnknownBillingModeIsCounted(t *testing.T) {
 }
 
 // TestCapacityRegionWithoutPricesIsAGapNotAFailure: a table in a region
-// without list prices (and no override) keeps its traffic figures and gets
-// no cost what-if; the run does not fail (a failing collector would raise
+// without list prices (and no override) keeps its traffic figures and the
+// simulation's windows (its diagnosis) and gets no cost figure; the run does not fail (a failing collector would raise
 // DynamoDBExporterCollectorFailing for good over a configuration gap), the
 // report says why, and the gap is logged once per region, naming the
 // setting that closes it. With an override the what-if runs.
@@ -94,8 +95,21 @@ func TestCapacityRegionWithoutPricesIsAGapNotAFailure(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: err = %v, want none (a gap, not a failure)", run, err)
 		}
-		if r == nil || r.Err == nil || !strings.Contains(r.Err.Error(), "eu-west-3") || len(r.Costs) != 0 || len(r.Traffic) != 1 {
-			t.Fatalf("run %d: report %+v, want Err naming the region, no costs, the traffic figures", run, r)
+		if r == nil || r.Err == nil || !strings.Contains(r.Err.Error(), "eu-west-3") || len(r.Costs) != len(CostWindows) || len(r.Traffic) != 1 {
+			t.Fatalf("run %d: report %+v, want Err naming the region, the simulation's windows, the traffic figures", run, r)
+		}
+		for _, w := range r.Costs {
+			if !w.Unpriced || w.Evaluation.MonthlyOnDemand != 0 || w.Evaluation.Recommendation.Action != "" {
+				t.Errorf("run %d: window %s %+v, want unpriced, without cost nor recommendation", run, w.Window, w)
+			}
+		}
+		st.reports = []TableReport{*r}
+		for _, m := range st.metrics() {
+			for _, f := range []string{catalogue.CapacityCostDollars, catalogue.CapacityRecommendationInfo, catalogue.CapacityMonthlySwitchSaving, catalogue.CapacitySimulatedThrottled} {
+				if strings.Contains(m.Desc().String(), `"`+f+`"`) {
+					t.Errorf("run %d: %s published without prices", run, f)
+				}
+			}
 		}
 	}
 	if n := strings.Count(logs.String(), "no list price for the region"); n != 1 || !strings.Contains(logs.String(), "collectors.capacity.prices") {

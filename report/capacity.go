@@ -299,6 +299,9 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 			t.Traffic = append(t.Traffic, tj)
 		}
 		for _, c := range r.Costs {
+			if c.Unpriced {
+				continue // the diagnosis only: no cost figure (t.Error says why)
+			}
 			e := c.Evaluation
 			t.Costs = append(t.Costs, costJ{Window: c.Window, CoveredSeconds: c.Covered.Seconds(),
 				OnDemandUSD: round2(e.OnDemand.Total()), ProvisionedUSD: round2(e.Provisioned.Total()),

@@ -61,6 +61,9 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 			notes = append(notes, fmt.Sprintf("%s/%s %s: less than an hour of history", r.Account, r.Region, r.Table))
 		}
 		for _, c := range r.Costs {
+			if c.Unpriced {
+				continue // the diagnosis only (the note above says why)
+			}
 			e := c.Evaluation
 			window := c.Window
 			if c.Covered < 24*time.Hour*time.Duration(windowDays(c.Window)) {
@@ -184,7 +187,7 @@ func engineeringTable(w io.Writer, reports []collectors.TableReport) {
 	for _, r := range reports {
 		for _, c := range r.Costs {
 			x := engineeringDoc(r.Engineering, c.Evaluation)
-			if x == nil {
+			if x == nil || c.Unpriced {
 				continue
 			}
 			if !header {
