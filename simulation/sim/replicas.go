@@ -46,13 +46,13 @@ func replicaSpec(src *TableSpec, r *ReplicaSpec) *TableSpec {
 	return &c
 }
 
-// peersOf lists, for a table of region in a global table of the regions
-// all, the other regions as awssim replicas.
-func peersOf(region string, all []string) []awssim.Replica {
+// peersOf lists, for a table of region in a global table of the replicas
+// all, the others.
+func peersOf(region string, all []awssim.Replica) []awssim.Replica {
 	var out []awssim.Replica
 	for _, r := range all {
-		if r != region {
-			out = append(out, awssim.Replica{RegionName: r})
+		if r.RegionName != region {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -64,9 +64,9 @@ func (e *Engine) newReplicaSims(t *tableSim) []*tableSim {
 	if len(spec.Replicas) == 0 {
 		return nil
 	}
-	all := []string{spec.Region}
+	all := []awssim.Replica{{RegionName: spec.Region, Status: awssim.StatusActive}}
 	for _, r := range spec.Replicas {
-		all = append(all, r.Region)
+		all = append(all, awssim.Replica{RegionName: r.Region, Status: r.Status})
 	}
 	t.peers = peersOf(spec.Region, all)
 	var out []*tableSim

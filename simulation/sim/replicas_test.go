@@ -142,6 +142,27 @@ func (r *rig) sumIn(region, name string, from, to time.Time) float64 {
 	return s
 }
 
+// TestReplicaBeingCreated: a replica's status is what DescribeTable in the
+// other regions answers for it.
+func TestReplicaBeingCreated(t *testing.T) {
+	sc, err := LoadScenario([]byte("history: 1d\naccount: {regions: [us-east-1, eu-west-1, ap-south-1]}\ntables:\n  - name: orders\n    billing: on_demand\n    traffic: {read: 5, write: 5}\n    replicas:\n      - {region: eu-west-1}\n      - {region: ap-south-1, status: CREATING}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, sc)
+	out, err := r.ddbIn("eu-west-1").DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]types.ReplicaStatus{}
+	for _, rep := range out.Table.Replicas {
+		got[aws.ToString(rep.RegionName)] = rep.ReplicaStatus
+	}
+	if len(got) != 2 || got["us-east-1"] != types.ReplicaStatusActive || got["ap-south-1"] != types.ReplicaStatusCreating {
+		t.Errorf("eu-west-1 lists %v, want us-east-1 ACTIVE and ap-south-1 CREATING", got)
+	}
+}
+
 func TestGlobalTableScenarioErrors(t *testing.T) {
 	base := "account: {regions: [us-east-1, eu-west-1]}\ntables:\n  - name: orders\n    billing: on_demand\n"
 	for _, c := range []struct{ name, yaml, want string }{
@@ -151,6 +172,7 @@ func TestGlobalTableScenarioErrors(t *testing.T) {
 		{"bad base", base + "    replicas:\n      - region: eu-west-1\n        replication_latency: {base: 2h}\n", "tables[0].replicas[0].replication_latency.base (line 7)"},
 		{"peak below base", base + "    replicas:\n      - region: eu-west-1\n        replication_latency:\n          base: 1s\n          lags: [{at: -1h, peak: 10ms}]\n", "tables[0].replicas[0].replication_latency.lags[0].peak"},
 		{"noise", base + "    replicas:\n      - region: eu-west-1\n        replication_latency: {noise: 1.5}\n", "replication_latency.noise"},
+		{"status", base + "    replicas:\n      - {region: eu-west-1, status: LOST}\n", "tables[0].replicas[0].status (line 6)"},
 		{"twice", base + "    replicas:\n      - region: eu-west-1\n  - name: orders\n    region: eu-west-1\n    billing: on_demand\n", "defined twice"},
 	} {
 		_, err := LoadScenario([]byte(c.yaml))

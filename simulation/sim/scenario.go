@@ -90,6 +90,11 @@ type TableSpec struct {
 // replica serves its own reads (Read, shaped like the table's traffic).
 type ReplicaSpec struct {
 	Region string `yaml:"region"`
+	// Status is the ReplicaStatus DescribeTable answers for this replica
+	// in the other regions: ACTIVE (default), CREATING, UPDATING,
+	// DELETING, REGION_DISABLED or INACCESSIBLE_ENCRYPTION_CREDENTIALS.
+	// It changes nothing else: the replica is simulated as serving.
+	Status string `yaml:"status"`
 	// Read is the replica's own read demand in units per second (default
 	// 0), shaped by the table's daily and weekly cycles and events.
 	Read float64 `yaml:"read"`

@@ -304,6 +304,13 @@ func (v *validator) replicas(p string, t *TableSpec) error {
 			return v.errf(rp+".region", "region %q already holds the table or another replica", r.Region)
 		}
 		regions[r.Region] = true
+		switch r.Status {
+		case "":
+			r.Status = "ACTIVE"
+		case "ACTIVE", "CREATING", "UPDATING", "DELETING", "REGION_DISABLED", "INACCESSIBLE_ENCRYPTION_CREDENTIALS":
+		default:
+			return v.errf(rp+".status", "status %q must be ACTIVE, CREATING, UPDATING, DELETING, REGION_DISABLED or INACCESSIBLE_ENCRYPTION_CREDENTIALS", r.Status)
+		}
 		if err := v.number(rp+".read", r.Read, 0, 1e7, "read demand"); err != nil {
 			return err
 		}
