@@ -282,3 +282,34 @@ func simulateWorkload(w Workload, defaults AutoScalingSettings) (TableSimulation
 	}
 	return SimulateTable(w.Trace, w.Settings, defaults)
 }
+
+// CombineEvaluations is the evaluation of a global table from the
+// evaluations of its replicas over the same window: one decision for the
+// whole global table, since switching the capacity mode of a replica in any
+// region switches every replica (AWS, "Best practices and requirements for
+// managing global tables"). Each replica's workloads keep the costs they
+// were priced at (its region's prices; its consumed writes include the
+// writes replicated to it, billed as replicated write units, which AWS
+// prices the same as single-Region write units: "Global tables billing"),
+// so the combined costs and saving are the sums over the replicas, and the
+// recommendation is made once on those sums with o. The replicas must share
+// their billing mode.
+func CombineEvaluations(o Options, evals ...Evaluation) (Evaluation, error) {
+	if len(evals) == 0 {
+		return Evaluation{}, fmt.Errorf("capacity: no replica evaluations to combine")
+	}
+	if err := o.validate(); err != nil {
+		return Evaluation{}, err
+	}
+	var rs []WorkloadResult
+	for i, e := range evals {
+		if e.Current != evals[0].Current {
+			return Evaluation{}, fmt.Errorf("capacity: replica %d is %s, replica 0 %s: a global table has one billing mode (a switch in progress?)", i, e.Current, evals[0].Current)
+		}
+		if len(e.Workloads) == 0 {
+			return Evaluation{}, fmt.Errorf("capacity: replica %d has no workloads", i)
+		}
+		rs = append(rs, e.Workloads...)
+	}
+	return evaluation(evals[0].Current, o.withDefaults(), rs), nil
+}

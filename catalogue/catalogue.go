@@ -83,6 +83,9 @@ const (
 	OnDemandMaxReadRequestUnits        = "dynamodb_on_demand_max_read_request_units"
 	OnDemandMaxWriteRequestUnits       = "dynamodb_on_demand_max_write_request_units"
 	WarmThroughputUnits                = "dynamodb_warm_throughput_units_per_second"
+	TableGlobalInfo                    = "dynamodb_table_global_info"
+	TableReplicaInfo                   = "dynamodb_table_replica_info"
+	ReplicationLatency                 = "dynamodb_replication_latency_seconds"
 	TablePITREnabled                   = "dynamodb_table_pitr_enabled"
 	TablePITREarliestRestorable        = "dynamodb_table_pitr_earliest_restorable_timestamp_seconds"
 	TablePITRRecoveryPeriod            = "dynamodb_table_pitr_recovery_period_seconds"
@@ -257,6 +260,20 @@ var awsFamilies = []Family{
 		"Warm throughput of the table (index empty) or GSI: the read or write units per second (dimension) it can serve at once, as DynamoDB reports it (it grows with provisioned capacity and on-demand peaks and never decreases; UpdateTable WarmThroughput raises it, at a charge). status is ACTIVE, UPDATING (a raise in progress: the value may still change) or another status AWS reports. Absent when DescribeTable has no WarmThroughput (answers before November 2024, some regions and endpoints)." + backgroundNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, "status"}, "units per second",
 		"DynamoDB DescribeTable: WarmThroughput.ReadUnitsPerSecond, WriteUnitsPerSecond, Status (table and each GlobalSecondaryIndexes[].WarmThroughput)"},
+
+	// Global tables: DescribeTable's GlobalTableVersion and Replicas.
+	{TableGlobalInfo, Gauge,
+		"The table is a replica of a global table: version is DescribeTable's GlobalTableVersion (2019.11.21; 2017.11.29 for a legacy global table, whose replicas DescribeTable does not list), consistency its MultiRegionConsistency (EVENTUAL or STRONG; empty when the answer has no such field); the value is always 1. The global table is the table name in every replica region (a global table's replicas share its name): group by account and table across regions. Absent for a table of one region." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "version", "consistency"}, "info",
+		"DynamoDB DescribeTable: GlobalTableVersion, MultiRegionConsistency"},
+	{TableReplicaInfo, Gauge,
+		"One series per other replica of a global table, as DescribeTable in this region lists it: replica_region holds the replica, status its ReplicaStatus (ACTIVE, CREATING, UPDATING, DELETING, REGION_DISABLED, INACCESSIBLE_ENCRYPTION_CREDENTIALS, ...); the value is always 1. A replica in a region the exporter does not read is listed too. Absent for a table of one region and for a legacy (2017.11.29) global table." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "replica_region", "status"}, "info",
+		"DynamoDB DescribeTable: Replicas[].RegionName, ReplicaStatus"},
+	{ReplicationLatency, Gauge,
+		"Time a write made to this region's replica takes to appear in the replica of receiving_region (global tables): the latest 1-minute Average, polled on the slow tier. DynamoDB publishes it in the writing region for each receiving region, only in minutes with replicated writes; it should be fairly constant, and a rising value means the receiving replica falls behind (AWS, \"Monitoring global tables\")." + backgroundNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, "receiving_region"}, "seconds",
+		"CloudWatch ReplicationLatency (Average; dimensions TableName, ReceivingRegion) / 1000"},
 
 	// DescribeContinuousBackups, read once an hour per table (pitrNote).
 	{TablePITREnabled, Gauge,

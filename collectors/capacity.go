@@ -120,6 +120,14 @@ type TableReport struct {
 	// Engineering is the team's time per mode the collector was configured
 	// with (CapacitySettings.Engineering); off when not set.
 	Engineering capacity.Engineering
+	// Replicas are the other regions holding a replica of the table (a
+	// global table), as DescribeTable lists them; nil for a table of one
+	// region.
+	Replicas []string
+	// Global is the one decision of the global table the table is a
+	// replica of (capacity_global.go), shared by the reports of its
+	// replicas; nil for a table of one region.
+	Global *GlobalDecision
 	// chart is what Reports computes Hourly from.
 	chart chartSpan
 	// classWindow and classResults are the longest cost window's label and
@@ -205,6 +213,7 @@ func (c *Capacity) reports(charts bool) []TableReport {
 			out = append(out, r)
 		}
 	}
+	globalDecisions(out, c.settings.Options)
 	return out
 }
 
@@ -591,7 +600,7 @@ func (c *Capacity) reportCosts(t *awsclient.Target, st *capacityState, tb *Table
 	if cr := creation(tb); cr.After(dataStart) {
 		dataStart = cr
 	}
-	r := &TableReport{Account: t.Account, Region: t.Region, Table: tb.Name, Mode: capacity.Mode(tb.BillingMode())}
+	r := &TableReport{Account: t.Account, Region: t.Region, Table: tb.Name, Mode: capacity.Mode(tb.BillingMode()), Replicas: tb.ReplicaRegions()}
 	var workloads []capacity.Workload
 	for _, idx := range append([]string{""}, tb.IndexNames()...) {
 		read, write := st.hist[historyKey{table: tb.Name, index: idx, write: false}], st.hist[historyKey{table: tb.Name, index: idx, write: true}]

@@ -68,9 +68,11 @@ type CloudWatchSettings struct {
 
 // seriesKey identifies one CloudWatch metric, statistic and dimension set.
 type seriesKey struct {
-	spec      int // index in specs
-	table     string
-	index     string
+	spec  int // index in specs
+	table string
+	index string
+	// operation is the Operation dimension (perOperation) or the
+	// ReceivingRegion dimension (perReceivingRegion).
 	operation string
 }
 
@@ -94,6 +96,7 @@ const (
 	dimTable uint8 = 1 << iota
 	dimIndex
 	dimOperation
+	dimReceiving // ReceivingRegion, held in listKey.operation
 )
 
 // listKey is the ListMetrics identity of a series.
@@ -111,6 +114,8 @@ func (k seriesKey) listKey() listKey {
 		lk.table, lk.index, lk.dims = k.table, k.index, dimTable|dimIndex
 	case perOperation:
 		lk.table, lk.operation, lk.dims = k.table, k.operation, dimTable|dimOperation
+	case perReceivingRegion:
+		lk.table, lk.operation, lk.dims = k.table, k.operation, dimTable|dimReceiving
 	}
 	return lk
 }
@@ -120,6 +125,7 @@ var (
 	nameTableName = aws.String("TableName")
 	nameIndexName = aws.String("GlobalSecondaryIndexName")
 	nameOperation = aws.String("Operation")
+	nameReceiving = aws.String("ReceivingRegion")
 )
 
 func (k seriesKey) dimensions() []cwtypes.Dimension {
@@ -141,6 +147,10 @@ func (k seriesKey) dimensions() []cwtypes.Dimension {
 		return []cwtypes.Dimension{
 			{Name: nameTableName, Value: aws.String(k.table)},
 			{Name: nameOperation, Value: aws.String(k.operation)}}
+	case perReceivingRegion:
+		return []cwtypes.Dimension{
+			{Name: nameTableName, Value: aws.String(k.table)},
+			{Name: nameReceiving, Value: aws.String(k.operation)}}
 	}
 	return nil
 }
@@ -153,7 +163,7 @@ func (k seriesKey) appendLabelValues(lv []string, t *awsclient.Target) []string 
 		lv = append(lv, t.Account, t.Region, k.table, k.index)
 	case perTable:
 		lv = append(lv, t.Account, t.Region, k.table)
-	case perOperation:
+	case perOperation, perReceivingRegion:
 		lv = append(lv, t.Account, t.Region, k.table, k.operation)
 	case perAccount:
 		lv = append(lv, t.Account, t.Region)
@@ -174,6 +184,8 @@ func listKeyOf(metric string, dims []cwtypes.Dimension) listKey {
 			bit, lk.index = dimIndex, aws.ToString(d.Value)
 		case "Operation":
 			bit, lk.operation = dimOperation, aws.ToString(d.Value)
+		case "ReceivingRegion":
+			bit, lk.operation = dimReceiving, aws.ToString(d.Value)
 		}
 		odd = odd || bit == 0 || lk.dims&bit != 0
 		lk.dims |= bit
@@ -1035,6 +1047,12 @@ func plan(tables []*Table, account bool, listed map[listKey]struct{}, possible p
 				for _, tb := range tables {
 					for _, op := range opNames[tb.Name] {
 						add(seriesKey{spec: i, table: tb.Name, operation: op})
+					}
+				}
+			case perReceivingRegion:
+				for _, tb := range tables {
+					for _, rg := range tb.ReplicaRegions() {
+						add(seriesKey{spec: i, table: tb.Name, operation: rg})
 					}
 				}
 			}

@@ -31,6 +31,10 @@ const (
 	// an existing table): the index-build metrics stay listed for weeks
 	// after a build, and are worth a query only during it.
 	perBuildingIndex
+	// perReceivingRegion: TableName and ReceivingRegion, for each other
+	// replica DescribeTable lists (a global table); the receiving region
+	// travels in seriesKey.operation.
+	perReceivingRegion
 )
 
 // valueKind says how CloudWatch values become the family's value.
@@ -99,7 +103,7 @@ func (t Tier) Summary() string {
 	case FastTier:
 		return "throttle events, throttled requests, system and user errors, TTL deletions"
 	case SlowTier:
-		return "consumed capacity, latency, the account's provisioned utilization"
+		return "consumed capacity, latency, the account's provisioned utilization, replication latency"
 	}
 	return ""
 }
@@ -157,6 +161,19 @@ var metricTiers = map[string]Tier{
 	"OnlineIndexPercentageProgress":    SlowTier,
 	"OnlineIndexConsumedWriteCapacity": FastTier,
 	"OnlineIndexThrottleEvents":        FastTier,
+
+	// Global tables: the replication latency to each receiving region, a
+	// gauge (the latest minute's Average). Slow: a replica falling behind
+	// does so over minutes to hours (AWS, "Monitoring global tables": the
+	// value "should be fairly constant"; a degraded region raises it), and
+	// what it asks of a person (check the receiving replica's write
+	// capacity, or move traffic away from a degraded region) is not done
+	// in a minute; a 10-minute cadence sees a lag of minutes within one
+	// poll. Only for a table DescribeTable says has replicas, and only
+	// while CloudWatch lists it (minutes with replicated writes): 6
+	// metrics an hour per (table, receiving region), 4,380 a month (about
+	// $0.044 at $0.01 per 1,000).
+	"ReplicationLatency": SlowTier,
 }
 
 // throttleCauses maps the CloudWatch name part of each cause-specific throttle
@@ -215,6 +232,10 @@ var specs = func() []metricSpec {
 		metricSpec{metric: "OnlineIndexPercentageProgress", stat: "Maximum", shape: perBuildingIndex, family: catalogue.GSIBackfillProgress, kind: percentGauge},
 		metricSpec{metric: "OnlineIndexConsumedWriteCapacity", stat: "Sum", shape: perBuildingIndex, family: catalogue.GSIBackfillConsumedWriteUnitsTotal, kind: sumCounter},
 		metricSpec{metric: "OnlineIndexThrottleEvents", stat: "Sum", shape: perBuildingIndex, family: catalogue.GSIBackfillThrottleEventsTotal, kind: sumCounter},
+		// Global tables ("Monitoring global tables"; "DynamoDB metrics and
+		// dimensions": dimensions TableName and ReceivingRegion,
+		// milliseconds).
+		metricSpec{metric: "ReplicationLatency", stat: "Average", shape: perReceivingRegion, family: catalogue.ReplicationLatency, kind: millisecondsGauge},
 		// The account's provisioned utilization: exact whatever tables the
 		// exporter monitors, where the sum of dynamodb_provisioned_* over
 		// the quota counts only the monitored ones. AccountMaxReads,

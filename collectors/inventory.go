@@ -60,6 +60,24 @@ func (t *Table) BuildingIndexNames() []string {
 	return out
 }
 
+// ReplicaRegions returns, sorted, the regions DescribeTable lists as the
+// table's other replicas (a global table, version 2019.11.21); nil for a
+// table of one region, a legacy global table (its DescribeTable lists no
+// replicas) or a table not described yet.
+func (t *Table) ReplicaRegions() []string {
+	if t.Description == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range t.Description.Replicas {
+		if r.RegionName != nil && *r.RegionName != "" {
+			out = append(out, *r.RegionName)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
 // Unknown is the label value shown for an enum value AWS answers that the
 // SDK the exporter was built with does not know (a billing mode or TTL
 // status added later, or a malformed answer): the table stays monitored.

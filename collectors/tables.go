@@ -333,6 +333,7 @@ func tableMetrics(t *awsclient.Target, tb *Table) []prometheus.Metric {
 		ms = append(ms, catalogue.MustMetric(catalogue.TableTTLInfo, 1, acct, region, name,
 			tb.TTLStatus(), aws.ToString(tb.TTL.AttributeName)))
 	}
+	ms = append(ms, replicaMetrics(acct, region, name, d)...)
 	if d.CreationDateTime != nil {
 		ms = append(ms, catalogue.MustMetric(catalogue.TableCreationTimestamp, unixSeconds(*d.CreationDateTime), acct, region, name))
 	}
@@ -374,6 +375,36 @@ func tableMetrics(t *awsclient.Target, tb *Table) []prometheus.Metric {
 				ms = append(ms, catalogue.MustMetric(catalogue.WarmThroughputUnits, v, acct, region, name, w.Index, dimensionLabels[k], w.Status))
 			}
 		}
+	}
+	return ms
+}
+
+// replicaMetrics are the global-table families of a described table: none
+// for a table of one region; the global info when DescribeTable answers a
+// GlobalTableVersion or replicas; a replica info per listed replica (a
+// replica without a region is skipped; one without a status says
+// Unknown).
+func replicaMetrics(acct, region, name string, d *types.TableDescription) []prometheus.Metric {
+	version := aws.ToString(d.GlobalTableVersion)
+	if version == "" && len(d.Replicas) == 0 {
+		return nil
+	}
+	if version == "" {
+		version = Unknown
+	}
+	ms := []prometheus.Metric{catalogue.MustMetric(catalogue.TableGlobalInfo, 1, acct, region, name, version, string(d.MultiRegionConsistency))}
+	seen := map[string]bool{}
+	for _, r := range d.Replicas {
+		rg := aws.ToString(r.RegionName)
+		if rg == "" || seen[rg] {
+			continue
+		}
+		seen[rg] = true
+		status := string(r.ReplicaStatus)
+		if status == "" {
+			status = Unknown
+		}
+		ms = append(ms, catalogue.MustMetric(catalogue.TableReplicaInfo, 1, acct, region, name, rg, status))
 	}
 	return ms
 }

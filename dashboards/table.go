@@ -107,6 +107,12 @@ func tableBoard() board {
 				{expr: latencyBase, legend: "baseline {{operation}}"},
 				{expr: fmt.Sprintf("%s * %s", param("DynamoDBLatencyAboveBaseline", "latency_factor"), latencyBase), legend: "alert level {{operation}}"},
 			}},
+		{kind: timeSeries, title: "Global table: replication latency to each receiving region", unit: unitSeconds, width: 24,
+			description: "Time a write made to this region's replica takes to appear in the replica of each receiving region (CloudWatch ReplicationLatency, " +
+				"Average, polled every 10 minutes), for a global table; no line for a table of one region. It should be fairly constant; a rising line means " +
+				"the receiving replica falls behind: check its write capacity (every write is a replicated write there) and whether its region is degraded " +
+				"(docs/global-tables.md, Runbook).",
+			queries: []query{{expr: sel(c.ReplicationLatency, selT), legend: "to {{receiving_region}}"}}},
 	}
 	shape := []panel{
 		{kind: timeSeries, title: "Read/write ratio: 1 day against 7 days, with the review band", unit: unitRatio,

@@ -100,10 +100,10 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 		"ok       dynamodb:Scan",
 		"tables monitored: 100 (of 100 discovered), global secondary indexes: 200",
 		"  fast tier, every 1m0s (throttle events, throttled requests, system and user errors, TTL deletions): 600 metrics per fetch in 2 GetMetricData requests, 36000 metrics per hour",
-		"  slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization): 602 metrics per fetch in 2 GetMetricData requests, 3612 metrics per hour",
+		"  slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization, replication latency): 602 metrics per fetch in 2 GetMetricData requests, 3612 metrics per hour",
 		"  every cycle (1m0s): 3 ListMetrics requests",
 		"  fast tier, every 1m0s (throttle events, throttled requests, system and user errors, TTL deletions): 600 metrics per fetch, 36000 metrics per hour, about $259.20 per 30 days",
-		"  slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization): 602 metrics per fetch, 3612 metrics per hour, about $26.01 per 30 days",
+		"  slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization, replication latency): 602 metrics per fetch, 3612 metrics per hour, about $26.01 per 30 days",
 		"  ListMetrics, every 1m0s: 3 requests per cycle, about $1.30 per 30 days",
 		"  total: 39612 metrics per hour (396 per table-hour), about $286.50 per 30 days",
 		// 600 consumed series x 4,320 ten-minute cycles x $0.01/1,000 + 2 ListMetrics pages a minute.
@@ -166,7 +166,7 @@ func TestCheckIdleAccountStillPaysForConsumed(t *testing.T) {
 	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 || res.IdleMonthlyCost-res.MonthlyCost > 0.01 {
 		t.Errorf("idle monthly cost = %.2f (floor %.2f), want %.2f", res.MonthlyCost, res.IdleMonthlyCost, want)
 	}
-	if !strings.Contains(out.String(), "slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization): 602 metrics per fetch in 2 GetMetricData requests, 3612 metrics per hour") ||
+	if !strings.Contains(out.String(), "slow tier, every 10m0s (consumed capacity, latency, the account's provisioned utilization, replication latency): 602 metrics per fetch in 2 GetMetricData requests, 3612 metrics per hour") ||
 		!strings.Contains(out.String(), "total: 3612 metrics per hour (36 per table-hour), about $26.87 per 30 days") {
 		t.Errorf("check output lacks the idle plan:\n%s", out.String())
 	}

@@ -45,8 +45,72 @@ type capacityTableJ struct {
 	// Projection is the trend and the cost 12 and 24 months ahead; null
 	// without a cost window or prices.
 	Projection *projectionJ `json:"projection"`
-	readable   *capacityRow // for the HTML and Markdown views
+	// Global is the one decision of the global table the table is a
+	// replica of; null for a table of one region.
+	Global   *globalJ     `json:"global_table"`
+	readable *capacityRow // for the HTML and Markdown views
 }
+
+// globalJ is the capacity decision of a global table
+// (collectors.GlobalDecision): costs summed over its replicas, one
+// recommendation for all; none while a replica's figures are missing.
+type globalJ struct {
+	Name    string   `json:"name"`
+	Regions []string `json:"regions"`
+	// Missing are the replica regions without figures here (not read by
+	// this exporter, another shard's, or no cost window yet).
+	Missing []string `json:"missing_regions"`
+	Error   string   `json:"error,omitempty"`
+	Costs   []costJ  `json:"costs"`
+}
+
+// globalDoc renders a global decision; nil for a table of one region.
+func globalDoc(g *collectors.GlobalDecision) *globalJ {
+	if g == nil {
+		return nil
+	}
+	j := &globalJ{Name: g.Table, Regions: g.Regions, Missing: g.Missing, Costs: []costJ{}}
+	if j.Missing == nil {
+		j.Missing = []string{}
+	}
+	if g.Err != nil {
+		j.Error = g.Err.Error()
+	}
+	for _, c := range g.Costs {
+		j.Costs = append(j.Costs, costDoc(c))
+	}
+	return j
+}
+
+// globalCost is what the views show of a replica of a global table for
+// its longest window c: the replica's own costs, and the global table's
+// recommendation in place of the replica's (switching one replica's mode
+// switches every replica), or no recommendation while the global table
+// cannot be decided here.
+func globalCost(g *globalJ, c costJ) costJ {
+	part := fmt.Sprintf("part of global table %s (%s): one decision for every replica, on the costs summed over them", g.Name, strings.Join(g.Regions, ", "))
+	for _, gc := range g.Costs {
+		if gc.Window == c.Window {
+			c.Recommendation, c.RecommendedMode, c.ReasonCode = gc.Recommendation, gc.RecommendedMode, gc.ReasonCode
+			c.Reason = fmt.Sprintf("%s (%s a month if switched, all replicas): %s; this row's costs are this replica's", part, usd(gc.MonthlySavingUSD), gc.Reason)
+			return c
+		}
+	}
+	why := "not every replica has this window yet"
+	switch {
+	case g.Error != "":
+		why = g.Error
+	case len(g.Missing) > 0:
+		why = "no figures here for the replica in " + strings.Join(g.Missing, ", ") + " (a region this exporter does not read, or another shard's): sum dynamodb_capacity_monthly_provisioned_saving_dollars over the replicas"
+	}
+	c.Recommendation, c.RecommendedMode, c.ReasonCode = GlobalUndecided, "", "global_table_incomplete"
+	c.Reason = part + "; undecided here: " + why
+	return c
+}
+
+// GlobalUndecided is the recommendation shown for a replica of a global
+// table this report cannot decide (a replica's figures missing).
+const GlobalUndecided = "undecided"
 
 // classJ is a table's storage and table-class figures.
 type classJ struct {
@@ -302,18 +366,18 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 			if c.Unpriced {
 				continue // the diagnosis only: no cost figure (t.Error says why)
 			}
-			e := c.Evaluation
-			t.Costs = append(t.Costs, costJ{Window: c.Window, CoveredSeconds: c.Covered.Seconds(),
-				OnDemandUSD: round2(e.OnDemand.Total()), ProvisionedUSD: round2(e.Provisioned.Total()),
-				MonthlyOnDemandUSD: round2(e.MonthlyOnDemand), MonthlyProvisionedUSD: round2(e.MonthlyProvisioned),
-				MonthlySavingUSD: round2(e.MonthlySaving), ThrottledUnits: math.Round(e.Throttled.Total()),
-				Recommendation: string(e.Recommendation.Action), RecommendedMode: string(e.Recommendation.Mode),
-				ReasonCode: string(e.Recommendation.Code), Reason: e.Recommendation.Reason,
-				WithEngineering: engineeringDoc(r.Engineering, e)})
+			cj := costDoc(c)
+			cj.WithEngineering = engineeringDoc(r.Engineering, c.Evaluation)
+			t.Costs = append(t.Costs, cj)
 		}
+		t.Global = globalDoc(r.Global)
 		if n := len(t.Costs); n > 0 {
 			last := t.Costs[n-1]
 			t.readable.costs = &t.Costs[n-1]
+			if t.Global != nil {
+				last = globalCost(t.Global, last)
+				t.readable.costs = &last
+			}
 			t.Verdict = &verdictJ{Window: last.Window, Recommendation: last.Recommendation, ReasonCode: last.ReasonCode, Reason: last.Reason}
 		}
 		t.Class = classDoc(r.Class)
@@ -327,6 +391,17 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 		doc.Tables = append(doc.Tables, t)
 	}
 	return doc
+}
+
+// costDoc renders one window's cost what-if.
+func costDoc(c collectors.WindowCost) costJ {
+	e := c.Evaluation
+	return costJ{Window: c.Window, CoveredSeconds: c.Covered.Seconds(),
+		OnDemandUSD: round2(e.OnDemand.Total()), ProvisionedUSD: round2(e.Provisioned.Total()),
+		MonthlyOnDemandUSD: round2(e.MonthlyOnDemand), MonthlyProvisionedUSD: round2(e.MonthlyProvisioned),
+		MonthlySavingUSD: round2(e.MonthlySaving), ThrottledUnits: math.Round(e.Throttled.Total()),
+		Recommendation: string(e.Recommendation.Action), RecommendedMode: string(e.Recommendation.Mode),
+		ReasonCode: string(e.Recommendation.Code), Reason: e.Recommendation.Reason}
 }
 
 // diagnosisRows lists the diagnosis of a report: per table or GSI (in

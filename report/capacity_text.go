@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -75,6 +76,7 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 		}
 	}
 	engineeringTable(w, reports)
+	globalText(w, reports)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Table class and storage (USD a month: the longest window's throughput in the current billing mode and today's storage, in each class; list storage prices, free tier not deducted)")
 	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tCLASS\tSTORAGE\tSTANDARD\tSTANDARD-IA\tSTORAGE SHARE\tBREAK-EVEN\tSAVING/MONTH\tRECOMMENDATION\tREASON")
@@ -204,6 +206,41 @@ func engineeringTable(w io.Writer, reports []collectors.TableReport) {
 				reverses = "yes"
 			}
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%s\n", r.Account, r.Region, r.Table, c.Window, x.MonthlyOnDemandUSD, x.MonthlyProvisionedUSD, cheaper, reverses)
+		}
+	}
+}
+
+// globalText writes the section of the global tables, when there are any:
+// one decision per global table, on the costs summed over its replicas
+// (switching one replica's mode switches all), or why there is none here.
+func globalText(w io.Writer, reports []collectors.TableReport) {
+	seen := map[*collectors.GlobalDecision]bool{}
+	var gs []*collectors.GlobalDecision
+	for _, r := range reports {
+		if g := r.Global; g != nil && !seen[g] {
+			seen[g] = true
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Global tables (one decision for every replica, on the costs summed over them: switching one replica's mode switches all; each replica's own figures are above)")
+	fmt.Fprintln(w, "ACCOUNT\tGLOBAL TABLE\tREGIONS\tWINDOW\tON-DEMAND/MONTH\tPROVISIONED/MONTH\tSAVING/MONTH\tRECOMMENDATION (EVERY REPLICA)\tREASON")
+	for _, g := range gs {
+		regions := strings.Join(g.Regions, ",")
+		switch {
+		case g.Err != nil:
+			fmt.Fprintf(w, "%s\t%s\t%s\t-\t-\t-\t-\t%s\t%v\n", g.Account, g.Table, regions, GlobalUndecided, g.Err)
+		case len(g.Missing) > 0:
+			fmt.Fprintf(w, "%s\t%s\t%s\t-\t-\t-\t-\t%s\tno figures here for the replica in %s (not read by this exporter, or another shard's)\n",
+				g.Account, g.Table, regions, GlobalUndecided, strings.Join(g.Missing, ","))
+		}
+		for _, c := range g.Costs {
+			e := c.Evaluation
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%s\t%s\n", g.Account, g.Table, regions, c.Window,
+				e.MonthlyOnDemand, e.MonthlyProvisioned, e.MonthlySaving, e.Recommendation.Action, e.Recommendation.Reason)
 		}
 	}
 }

@@ -47,7 +47,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2r
 <table>
 <thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th><th>Storage / month</th><th>Table class</th><th>Sudden peak read / write (× 30-day peak)</th><th>In 24 months: on-demand / provisioned</th></tr></thead>
 <tbody>
-{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if ne .Recommendation "keep"}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}<td class="n">{{storage .Class}}</td><td>{{class .Class}}</td><td class="n">{{sudden .Warm}}</td><td>{{ahead .Projection}}</td></tr>
+{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if and (ne .Recommendation "keep") (ne .Recommendation "undecided")}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}<td class="n">{{storage .Class}}</td><td>{{class .Class}}</td><td class="n">{{sudden .Warm}}</td><td>{{ahead .Projection}}</td></tr>
 {{end}}</tbody>
 </table>{{end}}
 </body>

@@ -34,6 +34,10 @@ var seriesBudget = []budget{
 	{"dynamodb_on_demand_max_read_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
 	{"dynamodb_on_demand_max_write_request_units", 3, "on-demand with a maximum: table + 2 GSIs"},
 	{"dynamodb_warm_throughput_units_per_second", 6, "read, write × table + 2 GSIs (status a label, no extra series); the warm-throughput headroom (issue 22), dashboards"},
+	// Global tables (DescribeTable; CloudWatch ReplicationLatency): none for a table of one region.
+	{"dynamodb_table_global_info", 1, "a replica of a global table: version, consistency; the global-table grouping, dashboards"},
+	{"dynamodb_table_replica_info", 4, "one per other replica of a global table (up to 4 other regions); none for a table of one region (none at 1,000 bench tables)"},
+	{"dynamodb_replication_latency_seconds", 4, "one per receiving region of a global table, while it has replicated writes; none for a table of one region"},
 	// DescribeContinuousBackups, once an hour per table.
 	{"dynamodb_table_pitr_enabled", 1, "PITR on or off; the TTL-deleting-live-data page and its runbook, dashboards"},
 	{"dynamodb_table_pitr_earliest_restorable_timestamp_seconds", 1, "PITR on: how far back a restore can go; the TTL page's runbook, dashboards"},

@@ -103,8 +103,11 @@ type (
 		GlobalSecondaryIndexes    []ddbGSIDescription    `json:",omitempty"`
 		TableClassSummary         *ddbTableClassSummary  `json:",omitempty"`
 		DeletionProtectionEnabled bool
-		OnDemandThroughput        *ddbOnDemand `json:",omitempty"`
-		WarmThroughput            *ddbWarmDesc `json:",omitempty"`
+		OnDemandThroughput        *ddbOnDemand            `json:",omitempty"`
+		WarmThroughput            *ddbWarmDesc            `json:",omitempty"`
+		GlobalTableVersion        string                  `json:",omitempty"`
+		Replicas                  []ddbReplicaDescription `json:",omitempty"`
+		MultiRegionConsistency    string                  `json:",omitempty"`
 	}
 	ddbTag struct {
 		Key   string
@@ -202,6 +205,10 @@ func (s *Server) describeTable(region string, t *Table) ddbTableDescription {
 		TableClassSummary:  &ddbTableClassSummary{TableClass: t.TableClass, LastUpdateDateTime: epoch(lastClassUpdate(t))},
 		OnDemandThroughput: onDemandDesc(t.OnDemand, od),
 		WarmThroughput:     warmDesc(&t.Warm, t.Throughput, od),
+	}
+	if len(t.Replicas) > 0 || t.GlobalTableVersion != "" {
+		d.GlobalTableVersion, d.Replicas = t.GlobalTableVersion, s.replicaDescs(t)
+		d.MultiRegionConsistency = t.MultiRegionConsistency
 	}
 	for _, k := range t.KeySchema {
 		d.KeySchema = append(d.KeySchema, ddbKeyElement(k))

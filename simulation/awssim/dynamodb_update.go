@@ -118,7 +118,14 @@ func (c *call) ddbUpdateTable() (any, error) {
 	if err := s.checkLimits(c.region, &next); err != nil {
 		return nil, err
 	}
+	others, err := s.replicaUpdates(c.region, cur, in, s.now(), true)
+	if err != nil {
+		return nil, err
+	}
 	*cur = next
+	for _, u := range others {
+		*u.cur = u.next
+	}
 	return struct{ TableDescription ddbTableDescription }{s.describeTable(c.region, cur)}, nil
 }
 

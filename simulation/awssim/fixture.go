@@ -11,6 +11,9 @@ import (
 const (
 	FixtureRegion   = "us-east-1"
 	FixtureRegionEU = "eu-west-1"
+	// FixtureRegionAP holds the other replica of the global table
+	// events-archive; the fixture has nothing else there.
+	FixtureRegionAP = "ap-southeast-2"
 )
 
 // fixtureTime parses a fixed RFC 3339 time of the fixture.
@@ -102,6 +105,9 @@ func fixtureTables() map[string][]Table {
 				TableClass:                        TableClassStandardIA,
 				KeySchema:                         pkSk,
 				AttributeDefinitions:              pkSkDefs,
+				// A global table whose other replica is in a region
+				// the fixture's exporter does not read.
+				Replicas: []Replica{{RegionName: FixtureRegionAP}},
 			},
 		},
 		FixtureRegionEU: {

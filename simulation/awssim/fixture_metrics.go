@@ -22,6 +22,9 @@ type fxTable struct {
 	gsis         map[string]float64
 	ttl          bool
 	spike        bool // a daily 20-minute spike above provisioned capacity
+	// replicas are the receiving regions of a global table: its
+	// ReplicationLatency (milliseconds) to each.
+	replicas []string
 }
 
 // fxTables is the traffic model of the fixture tables (see fixtureTables).
@@ -30,7 +33,7 @@ var fxTables = []fxTable{
 		gsis: map[string]float64{"by-customer": 0.55, "by-status": 0.2}, ttl: true, spike: true},
 	{region: FixtureRegion, name: "sessions", readRate: 320, writeRate: 140, phase: 1.1, ttl: true},
 	{region: FixtureRegion, name: "audit-log", provisioned: true, rcu: 5, wcu: 5, readRate: 0.8, writeRate: 2.2, phase: 2.0},
-	{region: FixtureRegion, name: "events-archive", readRate: 3, writeRate: 24, phase: 0.7},
+	{region: FixtureRegion, name: "events-archive", readRate: 3, writeRate: 24, phase: 0.7, replicas: []string{FixtureRegionAP}},
 	{region: FixtureRegionEU, name: "orders-eu", provisioned: true, rcu: 40, wcu: 20, readRate: 12, writeRate: 6, phase: 2.6, ttl: true},
 }
 
@@ -260,6 +263,15 @@ func (t *fxTable) metrics() []fxSeries {
 	}
 	if t.ttl {
 		out = append(out, fxSeries{metric("TimeToLiveDeletedItemCount"), eventGen(t.name+"/ttl", 0.7, 30)})
+	}
+	for _, rg := range t.replicas {
+		seed := t.name + "/replication/" + rg
+		out = append(out, fxSeries{metric("ReplicationLatency", Dimension{Name: "ReceivingRegion", Value: rg}), func(m time.Time) (Datapoint, bool) {
+			used, _ := t.consumed(false, m)
+			n := math.Max(1, math.Round(used*60/unitsPerRequest(false)))
+			avg := math.Round(900 * (1 + 0.2*(unit(seed, m)-0.5)))
+			return Datapoint{Sum: avg * n, SampleCount: n, Minimum: math.Round(avg * 0.6), Maximum: math.Round(avg * 1.8)}, true
+		}})
 	}
 	return out
 }

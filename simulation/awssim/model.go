@@ -165,6 +165,16 @@ type Table struct {
 	// or DISABLING; 0 goes straight to ENABLED or DISABLED.
 	TTLTransition time.Duration
 
+	// Replicas are the other regions holding a replica of the table (a
+	// global table, replicas.go); empty for a table of one region.
+	Replicas []Replica
+	// GlobalTableVersion is answered with Replicas (default "2019.11.21"
+	// when there are replicas); a legacy global table sets "2017.11.29".
+	GlobalTableVersion string
+	// MultiRegionConsistency is EVENTUAL or STRONG; "" leaves the field
+	// out of DescribeTable, as older answers do.
+	MultiRegionConsistency string
+
 	// PayPerRequestSwitches are the times of the switches to on-demand
 	// (used for the 4-per-24h limit); UpdateTable appends to it.
 	PayPerRequestSwitches []time.Time

@@ -116,7 +116,7 @@ func (s *Server) RaiseWarmThroughput(region, table, index string, read, write in
 // rolling 24 hours is refused with LimitExceededException and leaves the
 // table unchanged; a switch to PROVISIONED needs the capacity of the table
 // and of every GSI (gsis, by index name). Setting the current mode is a
-// no-op.
+// no-op. The replicas of a global table switch with it (replicas.go).
 func (s *Server) SetBillingMode(region, table, mode string, c Capacity, gsis map[string]Capacity, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -153,7 +153,14 @@ func (s *Server) SetBillingMode(region, table, mode string, c Capacity, gsis map
 	if err := applyTableUpdate(&next, in, at.UTC()); err != nil {
 		return err
 	}
+	others, err := s.replicaUpdates(region, cur, in, at.UTC(), false)
+	if err != nil {
+		return err
+	}
 	*cur = next
+	for _, u := range others {
+		*u.cur = u.next
+	}
 	return nil
 }
 

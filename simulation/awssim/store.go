@@ -87,6 +87,9 @@ func (s *Server) PutTable(region string, t Table) error {
 			t.AttributeDefinitions = append(t.AttributeDefinitions, AttributeDefinition{AttributeName: k.AttributeName, AttributeType: "S"})
 		}
 	}
+	if err := validReplicas(region, &t); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for i := range t.GSIs {
 		g := &t.GSIs[i]
@@ -186,6 +189,7 @@ func cloneTable(t Table) Table {
 		}
 	}
 	t.Tags = maps.Clone(t.Tags)
+	t.Replicas = slices.Clone(t.Replicas)
 	t.PayPerRequestSwitches = slices.Clone(t.PayPerRequestSwitches)
 	t.TableClassUpdates = slices.Clone(t.TableClassUpdates)
 	return t

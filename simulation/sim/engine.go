@@ -91,10 +91,13 @@ func New(sc *Scenario, srv *awssim.Server, clk clock.Clock, opts ...Option) (*En
 	}
 	for i := range sc.Tables {
 		t := newTableSim(e, &sc.Tables[i], e.h0)
-		if err := e.install(t); err != nil {
-			return nil, fmt.Errorf("sim: %w", err)
+		reps := e.newReplicaSims(t)
+		for _, x := range append([]*tableSim{t}, reps...) {
+			if err := e.install(x); err != nil {
+				return nil, fmt.Errorf("sim: %w", err)
+			}
+			e.tables = append(e.tables, x)
 		}
-		e.tables = append(e.tables, t)
 	}
 	if err := e.scheduleFaults(); err != nil {
 		return nil, err
@@ -119,6 +122,7 @@ func (e *Engine) install(t *tableSim) error {
 		OnDemand:    awssim.OnDemandThroughput{MaxReadRequestUnits: int64(s.OnDemandMax.Read), MaxWriteRequestUnits: int64(s.OnDemandMax.Write)},
 		TableClass:  awssim.TableClassStandard,
 		Tags:        s.Tags,
+		Replicas:    t.peers,
 	}
 	if s.Class == "standard_ia" {
 		tb.TableClass = awssim.TableClassStandardIA
@@ -285,32 +289,22 @@ func (e *Engine) AdvanceTo(t time.Time) error {
 		return e.err
 	}
 	live := make([]*tableSim, 0, len(e.tables))
+	var sources, replicas []*tableSim
 	for _, ts := range e.tables {
 		ts.sync(from)
 		if !ts.deleted {
 			live = append(live, ts)
+			if ts.source != nil {
+				replicas = append(replicas, ts)
+			} else {
+				sources = append(sources, ts)
+			}
 		}
 	}
-	if n := min(e.workers, len(live)); n > 1 && (target-from)*int64(len(live)) > 50000 {
-		work := make(chan *tableSim)
-		var wg sync.WaitGroup
-		for range n {
-			wg.Go(func() {
-				for ts := range work {
-					ts.run(from, target)
-				}
-			})
-		}
-		for _, ts := range live {
-			work <- ts
-		}
-		close(work)
-		wg.Wait()
-	} else {
-		for _, ts := range live {
-			ts.run(from, target)
-		}
-	}
+	// The replicas of global tables after every source: they receive the
+	// writes their source accepted (replicas.go).
+	e.runTables(sources, from, target)
+	e.runTables(replicas, from, target)
 	for _, ts := range live {
 		ts.noteWarm()
 	}
@@ -325,6 +319,31 @@ func (e *Engine) AdvanceTo(t time.Time) error {
 		}
 	}
 	return e.err
+}
+
+// runTables simulates minutes [from, target) of tables, in parallel when
+// there is much to do.
+func (e *Engine) runTables(tables []*tableSim, from, target int64) {
+	if n := min(e.workers, len(tables)); n > 1 && (target-from)*int64(len(tables)) > 50000 {
+		work := make(chan *tableSim)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				for ts := range work {
+					ts.run(from, target)
+				}
+			})
+		}
+		for _, ts := range tables {
+			work <- ts
+		}
+		close(work)
+		wg.Wait()
+		return
+	}
+	for _, ts := range tables {
+		ts.run(from, target)
+	}
 }
 
 // run simulates the account metrics of minutes [a, b).

@@ -76,6 +76,50 @@ type TableSpec struct {
 	SystemErrorsPerHour float64      `yaml:"system_errors_per_hour"`
 	Traffic             TrafficSpec  `yaml:"traffic"`
 	BillingSwitches     []SwitchSpec `yaml:"billing_switches"`
+	// Replicas make the table a global table (version 2019.11.21): a table
+	// of the same name in each replica's region, with the same GSIs,
+	// capacity, auto-scaling and billing mode (a billing switch switches
+	// every replica), receiving every write of this table as a replicated
+	// write (see awssim/replicas.go for AWS's rules).
+	Replicas []ReplicaSpec `yaml:"replicas"`
+}
+
+// ReplicaSpec is one replica of a global table in another region of the
+// account. The table's writes are made in its own region (Region) and
+// replicated to each replica, where they consume write capacity; the
+// replica serves its own reads (Read, shaped like the table's traffic).
+type ReplicaSpec struct {
+	Region string `yaml:"region"`
+	// Status is the ReplicaStatus DescribeTable answers for this replica
+	// in the other regions: ACTIVE (default), CREATING, UPDATING,
+	// DELETING, REGION_DISABLED or INACCESSIBLE_ENCRYPTION_CREDENTIALS.
+	// It changes nothing else: the replica is simulated as serving.
+	Status string `yaml:"status"`
+	// Read is the replica's own read demand in units per second (default
+	// 0), shaped by the table's daily and weekly cycles and events.
+	Read float64 `yaml:"read"`
+	// ReplicationLatency is the latency of the table's writes reaching
+	// this replica, published in the table's region as ReplicationLatency
+	// with ReceivingRegion this replica's region.
+	ReplicationLatency LatencySpec `yaml:"replication_latency"`
+}
+
+// LatencySpec is a replication latency profile: Base (default 1s) times a
+// ± Noise per minute, raised by lags.
+type LatencySpec struct {
+	Base  Duration  `yaml:"base"`
+	Noise float64   `yaml:"noise"` // 0 to <1
+	Lags  []LagSpec `yaml:"lags"`
+}
+
+// LagSpec is a period of lagging replication: from At the latency rises
+// linearly to Peak over Ramp (default 10m), holds it for Duration (0: to
+// the end of the scenario) and then falls back to Base over Ramp.
+type LagSpec struct {
+	At       Offset    `yaml:"at"`
+	Ramp     *Duration `yaml:"ramp"`
+	Peak     Duration  `yaml:"peak"`
+	Duration Duration  `yaml:"duration"`
 }
 
 // WarmSpec is a table's warm throughput at the start of the history: a

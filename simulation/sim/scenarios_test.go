@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,12 @@ func TestBuiltinsRun(t *testing.T) {
 			r := newRig(t, sc)
 			r.advance(t, 3*time.Hour)
 			for _, table := range r.eng.Tables() {
-				if _, err := r.ddb.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(table)}); err != nil && name != "exporter-faults" {
+				ddb := r.ddb
+				if region, tb, ok := strings.Cut(table, "/"); ok {
+					// An account of several regions names region/table.
+					ddb, table = r.ddbIn(region), tb
+				}
+				if _, err := ddb.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(table)}); err != nil && name != "exporter-faults" {
 					t.Errorf("DescribeTable %s: %v", table, err)
 				}
 			}

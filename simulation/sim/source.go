@@ -20,6 +20,7 @@ const (
 	kSystemErrors                        // SystemErrors by operation
 	kProvisioned                         // Provisioned{Read,Write}CapacityUnits
 	kUserErrors                          // UserErrors (account)
+	kReplication                         // ReplicationLatency of a global table, per receiving region (op: the replica)
 )
 
 // seriesRef locates one CloudWatch series in the simulation.
@@ -75,6 +76,10 @@ func (e *Engine) buildSeries() {
 			}
 			if en.index != "" {
 				continue
+			}
+			for i, r := range t.replicas {
+				add(t.region, &seriesRef{metric: metric("ReplicationLatency", awssim.Dimension{Name: "ReceivingRegion", Value: r.region},
+					awssim.Dimension{Name: "TableName", Value: t.name}), kind: kReplication, t: t, en: en, dir: 1, op: i})
 			}
 			for i, op := range operations {
 				od := append(slices.Clone(dims), awssim.Dimension{Name: "Operation", Value: op.name})
@@ -136,7 +141,7 @@ func (r *seriesRef) exists(cutoff int64) bool {
 	switch r.kind {
 	case kUserErrors:
 		return r.rg.lastNZ >= cutoff
-	case kConsumed, kLatency:
+	case kConsumed, kLatency, kReplication:
 		return r.en.lastNZ[chConsumed+r.dir] >= cutoff
 	case kThrottleCause:
 		return r.en.lastNZ[chThrottle+r.dir*numCauses+r.cause] >= cutoff
@@ -185,7 +190,7 @@ func (e *Engine) Datapoints(region string, m awssim.Metric, start, end time.Time
 		return r.provisioned(a, b)
 	}
 	store := r.rg.storeOr(r.en)
-	if r.kind == kConsumed || r.kind == kLatency {
+	if r.kind == kConsumed || r.kind == kLatency || r.kind == kReplication {
 		// A datapoint in nearly every step of an active table: one
 		// allocation rather than a slice grown and copied twenty times.
 		n := 0
@@ -278,6 +283,8 @@ func (r *seriesRef) datapoint(s *tiered, st step) (awssim.Datapoint, bool) {
 			return awssim.Datapoint{}, false
 		}
 		return countDatapoint(v), true
+	case kReplication:
+		return r.replicationDatapoint(st)
 	case kLatency:
 		op := operations[r.op]
 		n := math.Round(s.value(chConsumed+r.dir, st) / unitsPerRequest(r.dir) * op.share)

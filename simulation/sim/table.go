@@ -117,6 +117,18 @@ type tableSim struct {
 	runs     []ScheduledRun
 	results  []SwitchResult
 	err      error // first unexpected server error
+
+	// Global tables (replicas.go): source is the table whose writes a
+	// replica receives (nil for any other table); replicas are a source's
+	// receiving regions; peers are the other regions of the global table,
+	// as the server answers them.
+	source   *tableSim
+	replicas []replicaOut
+	peers    []awssim.Replica
+	// wbuf holds the write units per second a source accepted in each
+	// minute of its current run, from minute wfrom, for its replicas.
+	wbuf  []float64
+	wfrom int64
 }
 
 type scheduledSwitch struct {
@@ -231,6 +243,7 @@ func newTableSim(e *Engine, spec *TableSpec, h0 int64) *tableSim {
 
 // run simulates minutes [a, b) and runs the start-of-minute actions of b.
 func (t *tableSim) run(a, b int64) {
+	t.wbuf, t.wfrom = t.wbuf[:0], a
 	for m := a; m < b && !t.deleted; m++ {
 		t.begin(m)
 		if !t.deleted {
@@ -344,6 +357,16 @@ func (t *tableSim) noteErr(err error) {
 // applySwitch switches the billing mode through the server, which enforces
 // DynamoDB's limits.
 func (t *tableSim) applySwitch(s scheduledSwitch, at time.Time) {
+	if t.source != nil {
+		// A replica: the source's switch switched it, if it was applied.
+		if m := at.Unix() / 60; t.sourceSwitched(m) && s.onDemand != t.onDemand {
+			if !s.onDemand {
+				t.ents[0].dirs[0].cap, t.ents[0].dirs[1].cap = s.capacity.Read, s.capacity.Write
+			}
+			t.setMode(m, s.onDemand)
+		}
+		return
+	}
 	res := SwitchResult{Table: t.name, At: at, Mode: modeProvisioned}
 	mode := awssim.BillingProvisioned
 	if s.onDemand {
@@ -412,6 +435,9 @@ func errorCode(err error) string {
 // step simulates minute m.
 func (t *tableSim) step(m int64) {
 	d := t.gen.at(m)
+	if t.source != nil {
+		d.write = t.replicatedWrite(m)
+	}
 	quota := t.e.sc.Account.TableQuota
 	quotas := [2]float64{quota.Read, quota.Write}
 	outs := t.outs
@@ -448,6 +474,9 @@ func (t *tableSim) step(m int64) {
 	// GSI's) and consumes nothing on the table or any GSI.
 	rejected = math.Min(rejected, accepted)
 	written := accepted - rejected
+	if len(t.replicas) > 0 {
+		t.wbuf = append(t.wbuf, written)
+	}
 	for i, en := range t.ents {
 		nch := len(en.lastNZ)
 		vals := t.vals[:nch]

@@ -121,6 +121,14 @@ func (sc *Scenario) validate() error {
 			return v.errf(p+".name", "table %s in %s is defined twice (first at %s)", t.Name, t.Region, prev)
 		}
 		seen[key] = sc.at(p + ".name")
+		for j, r := range t.Replicas {
+			rp := fmt.Sprintf("%s.replicas[%d].region", p, j)
+			key := r.Region + "/" + t.Name
+			if prev, ok := seen[key]; ok {
+				return v.errf(rp, "table %s in %s is defined twice (first at %s)", t.Name, r.Region, prev)
+			}
+			seen[key] = sc.at(rp)
+		}
 	}
 	var faults []FaultSpec
 	for i := range sc.Faults {
@@ -264,8 +272,81 @@ func (v *validator) table(p string, t *TableSpec) error {
 	if err := v.pitr(p+".pitr", t); err != nil {
 		return err
 	}
+	if err := v.replicas(p, t); err != nil {
+		return err
+	}
 	if t.TTL != nil {
 		return v.ttl(p+".ttl", t)
+	}
+	return nil
+}
+
+// replicas applies the defaults of a global table's replicas and checks
+// them: each in another of the account's regions, once; a latency profile
+// of a positive base (default 1s) below an hour, noise in [0, 1), lags
+// within the scenario peaking between the base and 7 days. A global table
+// must be on-demand or provisioned with write auto-scaling (AWS, "Best
+// practices and requirements for managing global tables", Requirements for
+// managing capacity).
+func (v *validator) replicas(p string, t *TableSpec) error {
+	if len(t.Replicas) == 0 {
+		return nil
+	}
+	if t.Billing == modeProvisioned && (t.AutoScaling == nil || t.AutoScaling.Write == nil) {
+		return v.errf(p+".replicas", "a provisioned global table needs write auto-scaling (auto_scaling.write)")
+	}
+	regions := map[string]bool{t.Region: true}
+	for i := range t.Replicas {
+		rp := fmt.Sprintf("%s.replicas[%d]", p, i)
+		r := &t.Replicas[i]
+		if !slices.Contains(v.sc.Account.Regions, r.Region) {
+			return v.errf(rp+".region", "region %q is not one of the account's regions %v", r.Region, v.sc.Account.Regions)
+		}
+		if regions[r.Region] {
+			return v.errf(rp+".region", "region %q already holds the table or another replica", r.Region)
+		}
+		regions[r.Region] = true
+		switch r.Status {
+		case "":
+			r.Status = "ACTIVE"
+		case "ACTIVE", "CREATING", "UPDATING", "DELETING", "REGION_DISABLED", "INACCESSIBLE_ENCRYPTION_CREDENTIALS":
+		default:
+			return v.errf(rp+".status", "status %q must be ACTIVE, CREATING, UPDATING, DELETING, REGION_DISABLED or INACCESSIBLE_ENCRYPTION_CREDENTIALS", r.Status)
+		}
+		if err := v.number(rp+".read", r.Read, 0, 1e7, "read demand"); err != nil {
+			return err
+		}
+		l := &r.ReplicationLatency
+		lp := rp + ".replication_latency"
+		if !v.sc.has(lp + ".base") {
+			l.Base = Duration(time.Second)
+		}
+		if l.Base.D() <= 0 || l.Base.D() > time.Hour {
+			return v.errf(lp+".base", "base %s must be above 0 and at most 1h", l.Base.D())
+		}
+		if err := v.number(lp+".noise", l.Noise, 0, 0.99, "noise"); err != nil {
+			return err
+		}
+		for k := range l.Lags {
+			gp := fmt.Sprintf("%s.lags[%d]", lp, k)
+			g := &l.Lags[k]
+			if err := v.inScenario(gp+".at", g.At); err != nil {
+				return err
+			}
+			if g.Ramp == nil {
+				d := Duration(10 * time.Minute)
+				g.Ramp = &d
+			}
+			if g.Ramp.D() < 0 || g.Ramp.D() > 7*24*time.Hour {
+				return v.errf(gp+".ramp", "ramp %s must be between 0 and 7d", g.Ramp.D())
+			}
+			if g.Peak.D() < l.Base.D() || g.Peak.D() > 7*24*time.Hour {
+				return v.errf(gp+".peak", "peak %s must be between the base (%s) and 7d", g.Peak.D(), l.Base.D())
+			}
+			if g.Duration.D() < 0 {
+				return v.errf(gp+".duration", "duration must not be negative")
+			}
+		}
 	}
 	return nil
 }

@@ -1,0 +1,183 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
+)
+
+const globalYAML = `
+name: global
+history: 2d
+horizon: 1d
+account: {regions: [us-east-1, eu-west-1]}
+tables:
+  - name: orders
+    billing: on_demand
+    traffic: {read: 40, write: 20, daily: 0.3, noise: 0.05}
+    gsis:
+      - {name: by-user, capacity: {read: 5, write: 5}}
+    billing_switches:
+      - {at: -12h, mode: provisioned, capacity: {read: 100, write: 100}}
+    auto_scaling:
+      write: {min: 50, max: 400}
+    replicas:
+      - region: eu-west-1
+        read: 10
+        replication_latency:
+          base: 800ms
+          noise: 0.1
+          lags:
+            - {at: -2h, ramp: 1h, peak: 4m}
+`
+
+// ddbIn is a DynamoDB client of the rig's server in region.
+func (r *rig) ddbIn(region string) *dynamodb.Client {
+	return dynamodb.New(r.ddb.Options(), func(o *dynamodb.Options) { o.Region = region })
+}
+
+func TestGlobalTableReplicatesWritesAndLatency(t *testing.T) {
+	sc, err := LoadScenario([]byte(globalYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, sc)
+	if got := r.eng.Tables(); len(got) != 2 || got[0] != "eu-west-1/orders" || got[1] != "us-east-1/orders" {
+		t.Fatalf("Tables() = %v, want the table in both regions", got)
+	}
+	ctx := context.Background()
+	for _, c := range []struct{ region, other string }{{"us-east-1", "eu-west-1"}, {"eu-west-1", "us-east-1"}} {
+		out, err := r.ddbIn(c.region).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := out.Table
+		if len(d.Replicas) != 1 || aws.ToString(d.Replicas[0].RegionName) != c.other || aws.ToString(d.GlobalTableVersion) != "2019.11.21" {
+			t.Errorf("%s: Replicas %+v, version %v", c.region, d.Replicas, aws.ToString(d.GlobalTableVersion))
+		}
+		// The scheduled switch to provisioned, made once in the source's
+		// region, switched both replicas.
+		if d.BillingModeSummary.BillingMode != types.BillingModeProvisioned {
+			t.Errorf("%s: billing mode %s after the scheduled switch", c.region, d.BillingModeSummary.BillingMode)
+		}
+	}
+	// Every write accepted in us-east-1 is a replicated write in eu-west-1:
+	// the consumed write units are the same minute by minute (neither
+	// region throttles: on-demand, then auto-scaled well above demand).
+	from, to := t0.Add(-36*time.Hour), t0
+	east := r.eng.Datapoints("us-east-1", awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "ConsumedWriteCapacityUnits", Dimensions: []awssim.Dimension{{Name: "TableName", Value: "orders"}}}, from, to)
+	west := r.eng.Datapoints("eu-west-1", awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "ConsumedWriteCapacityUnits", Dimensions: []awssim.Dimension{{Name: "TableName", Value: "orders"}}}, from, to)
+	if len(east) == 0 || len(east) != len(west) {
+		t.Fatalf("consumed writes: %d datapoints in us-east-1, %d in eu-west-1", len(east), len(west))
+	}
+	for i := range east {
+		if east[i].Sum != west[i].Sum {
+			t.Fatalf("minute %v: %v write units in us-east-1, %v replicated to eu-west-1", east[i].Time, east[i].Sum, west[i].Sum)
+		}
+	}
+	// The replica's own reads are its own.
+	er, wr := r.sumIn("us-east-1", "ConsumedReadCapacityUnits", from, to), r.sumIn("eu-west-1", "ConsumedReadCapacityUnits", from, to)
+	if ratio := wr / er; math.Abs(ratio-0.25) > 0.03 {
+		t.Errorf("reads eu-west-1/us-east-1 = %.3f, want about 10/40", ratio)
+	}
+
+	// ReplicationLatency: in the source's region only, per receiving
+	// region, in milliseconds: about 800 ms, then 4 minutes once lagging.
+	lat := func(region string, at time.Time) []awssim.Datapoint {
+		return r.eng.Datapoints(region, awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "ReplicationLatency",
+			Dimensions: []awssim.Dimension{{Name: "TableName", Value: "orders"}, {Name: "ReceivingRegion", Value: "eu-west-1"}}}, at, at.Add(time.Minute))
+	}
+	if dp := lat("us-east-1", t0.Add(-5*time.Hour)); len(dp) != 1 || math.Abs(dp[0].Sum/dp[0].SampleCount-800) > 81 {
+		t.Errorf("latency before the lag: %+v, want about 800 ms", dp)
+	}
+	if dp := lat("us-east-1", t0.Add(-10*time.Minute)); len(dp) != 1 || math.Abs(dp[0].Sum/dp[0].SampleCount-240000) > 24001 {
+		t.Errorf("latency while lagging: %+v, want about 240000 ms", dp)
+	}
+	if dp := lat("eu-west-1", t0.Add(-10*time.Minute)); len(dp) != 0 {
+		t.Errorf("ReplicationLatency published in the receiving region: %+v", dp)
+	}
+	var listed bool
+	for _, m := range r.eng.ListMetrics("us-east-1") {
+		if m.Name == "ReplicationLatency" {
+			listed = true
+		}
+	}
+	if !listed {
+		t.Error("ReplicationLatency is not listed in us-east-1")
+	}
+
+	// A switch made through the API in the replica's region switches the
+	// source too, and the simulation follows in both.
+	if _, err := r.ddbIn("eu-west-1").UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"), BillingMode: types.BillingModePayPerRequest}); err != nil {
+		t.Fatal(err)
+	}
+	r.advance(t, 10*time.Minute)
+	for _, region := range []string{"us-east-1", "eu-west-1"} {
+		tb, _ := r.srv.Table(region, "orders")
+		if tb.BillingMode != awssim.BillingPayPerRequest {
+			t.Errorf("%s: %s after the switch in eu-west-1", region, tb.BillingMode)
+		}
+	}
+	for _, ts := range r.eng.tables {
+		if !ts.onDemand {
+			t.Errorf("the simulation of %s/%s did not follow the switch", ts.region, ts.name)
+		}
+	}
+}
+
+// sumIn is the sum of a table metric of "orders" in region.
+func (r *rig) sumIn(region, name string, from, to time.Time) float64 {
+	var s float64
+	for _, dp := range r.eng.Datapoints(region, awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: name, Dimensions: []awssim.Dimension{{Name: "TableName", Value: "orders"}}}, from, to) {
+		s += dp.Sum
+	}
+	return s
+}
+
+// TestReplicaBeingCreated: a replica's status is what DescribeTable in the
+// other regions answers for it.
+func TestReplicaBeingCreated(t *testing.T) {
+	sc, err := LoadScenario([]byte("history: 1d\naccount: {regions: [us-east-1, eu-west-1, ap-south-1]}\ntables:\n  - name: orders\n    billing: on_demand\n    traffic: {read: 5, write: 5}\n    replicas:\n      - {region: eu-west-1}\n      - {region: ap-south-1, status: CREATING}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, sc)
+	out, err := r.ddbIn("eu-west-1").DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]types.ReplicaStatus{}
+	for _, rep := range out.Table.Replicas {
+		got[aws.ToString(rep.RegionName)] = rep.ReplicaStatus
+	}
+	if len(got) != 2 || got["us-east-1"] != types.ReplicaStatusActive || got["ap-south-1"] != types.ReplicaStatusCreating {
+		t.Errorf("eu-west-1 lists %v, want us-east-1 ACTIVE and ap-south-1 CREATING", got)
+	}
+}
+
+func TestGlobalTableScenarioErrors(t *testing.T) {
+	base := "account: {regions: [us-east-1, eu-west-1]}\ntables:\n  - name: orders\n    billing: on_demand\n"
+	for _, c := range []struct{ name, yaml, want string }{
+		{"replica in an unknown region", base + "    replicas:\n      - region: ap-south-1\n", "tables[0].replicas[0].region (line 6)"},
+		{"replica in the table's region", base + "    replicas:\n      - region: us-east-1\n", "already holds the table"},
+		{"provisioned without write auto-scaling", "account: {regions: [us-east-1, eu-west-1]}\ntables:\n  - name: orders\n    replicas:\n      - region: eu-west-1\n", "needs write auto-scaling"},
+		{"bad base", base + "    replicas:\n      - region: eu-west-1\n        replication_latency: {base: 2h}\n", "tables[0].replicas[0].replication_latency.base (line 7)"},
+		{"peak below base", base + "    replicas:\n      - region: eu-west-1\n        replication_latency:\n          base: 1s\n          lags: [{at: -1h, peak: 10ms}]\n", "tables[0].replicas[0].replication_latency.lags[0].peak"},
+		{"noise", base + "    replicas:\n      - region: eu-west-1\n        replication_latency: {noise: 1.5}\n", "replication_latency.noise"},
+		{"status", base + "    replicas:\n      - {region: eu-west-1, status: LOST}\n", "tables[0].replicas[0].status (line 6)"},
+		{"twice", base + "    replicas:\n      - region: eu-west-1\n  - name: orders\n    region: eu-west-1\n    billing: on_demand\n", "defined twice"},
+	} {
+		_, err := LoadScenario([]byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
