@@ -429,6 +429,23 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 				`Raise the index's write capacity (UpdateTable works during the build), or move the build to a quiet hour.`,
 		},
 		{
+			Alert: "DynamoDBReplicationLagging", Severity: Warning, For: "30m",
+			Params: []Param{
+				{Name: "max_replication_latency", Kind: Duration, Default: "1m", Doc: "Replication latency of a global table to a receiving region (CloudWatch ReplicationLatency, Average) above which the replica there lags: AWS says it should be fairly constant in normal operation, typically a second or two; a minute means the replica serves data a minute old and concurrent writes in two regions settle by last writer wins that much later."},
+			},
+			// CloudWatch ReplicationLatency per (table, receiving region),
+			// slow tier (a reading every 10 minutes): for 30m holds three
+			// readings, so one slow batch does not open a ticket. Causes
+			// (AWS, "Monitoring global tables"): replicas whose write
+			// capacity differs (a provisioned replica throttling replicated
+			// writes), a degraded region. Gone with the table's replicas.
+			Expr:    `dynamodb_replication_latency_seconds[[sel]] > [[seconds .P.max_replication_latency]]`,
+			Summary: "A DynamoDB global table replicates to one of its regions minutes behind.",
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): writes reach its replica in {{ $labels.receiving_region }} ` +
+				`{{ $value | humanizeDuration }} late (CloudWatch ReplicationLatency, average): reads there return data that old, and writes made in both regions within that time settle by last writer wins. ` +
+				`Check that the replica's write capacity matches this region's (a provisioned replica throttling replicated writes), then whether the receiving region is degraded; if it is, move that region's traffic to another replica.`,
+		},
+		{
 			Alert: "DynamoDBLatencyAboveBaseline", Severity: Warning, For: "10m",
 			Params: []Param{
 				latencyFactor, minLatency, latencyBaselineWindow},

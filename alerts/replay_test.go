@@ -61,6 +61,7 @@ var promisedDelay = map[string]time.Duration{
 	"DynamoDBAccountProvisionedCapacityNearQuota": 30 * time.Minute,             // slow tier (up to 13m) + for 15m
 	"DynamoDBAutoScalingMaxAboveTableQuota":       30 * time.Minute,             // DescribeLimits at the first tables run, the next autoscaling run (5m) + for 15m
 	"DynamoDBGSIBackfillThrottling":               20 * time.Minute,             // fast tier (up to 5m) + rate window + for 5m
+	"DynamoDBReplicationLagging":                  45 * time.Minute,             // slow tier (up to 13m) + for 30m
 	"DynamoDBLatencyAboveBaseline":                30 * time.Minute,             // for 15m
 	"DynamoDBTargetUtilizationTooHigh":            90 * time.Minute,             // first scale-out throttle + for 1h
 	"DynamoDBOnDemandSustainedWorkload":           7 * time.Hour,                // hourly capacity collector + for 6h
@@ -163,7 +164,10 @@ const variants = "testdata/replay/"
 
 var replayCases = []replayCase{
 	// The built-in scenarios (demo, their union, is left out: each table is here on its own).
-	{Scenario: "healthy", Duration: 24 * time.Hour},
+	// Healthy, but its TTL table keeps items a day with point-in-time
+	// recovery off (the simulator's default): the day-long review finding.
+	{Scenario: "healthy", Duration: 24 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLShortRetentionWithoutPITR", "catalog-healthy", 0}}},
 	{Scenario: "on-demand-sustained", Duration: 8 * time.Hour, Expect: []expected{
 		{"DynamoDBOnDemandSustainedWorkload", "ledger-sustained", 0}}},
 	{Scenario: "autoscaling-spike", Duration: 4 * time.Hour, Expect: []expected{
@@ -230,6 +234,15 @@ var replayCases = []replayCase{
 	{Scenario: "flash-launch", Duration: 3 * time.Hour, Expect: []expected{
 		{"DynamoDBOnDemandFlashCrowd", "drops-flash", 2 * time.Hour},
 		{"DynamoDBThrottlingStorm", "drops-flash", 2 * time.Hour}}},
+	// Writes 6x within 3 minutes every evening at 19:30 UTC: target tracking
+	// throttles each time (history-borne: at the first evaluation); the
+	// twin table whose scheduled action raises the minimum at 19:15 does
+	// not. A global table whose replication to eu-west-1 lags by minutes
+	// since before the exporter started.
+	{Scenario: "recurring-evening-peak", Duration: 2 * time.Hour, Expect: []expected{
+		{"DynamoDBAutoScalingTooSlowForSpikes", "orders-evening-peak", 0}}},
+	{Scenario: "global-table-lagging", Duration: 2 * time.Hour, Expect: []expected{
+		{"DynamoDBReplicationLagging", "carts-global", 0}}},
 	// A storage-heavy archive on the Standard class: advice, no alert.
 	{Scenario: "storage-heavy-archive", Duration: 2 * time.Hour},
 	{Scenario: "exporter-faults", Duration: 3 * time.Hour, Expect: []expected{
@@ -265,17 +278,21 @@ var replayCases = []replayCase{
 		{"DynamoDBAutoScalingMaxAboveTableQuota", "ledger-quota-capped", 0},
 		{"DynamoDBGSIBackfillThrottling", "orders-gsi-backfill/by-customer", 0},
 		{"DynamoDBOnDemandFlashCrowd", "drops-flash", 2 * time.Hour},
-		{"DynamoDBThrottlingStorm", "drops-flash", 2 * time.Hour}},
+		{"DynamoDBThrottlingStorm", "drops-flash", 2 * time.Hour},
+		{"DynamoDBAutoScalingTooSlowForSpikes", "orders-evening-peak", 0},
+		{"DynamoDBReplicationLagging", "carts-global", 0}},
 		Gap: "profiles-hotkey: started at midnight, its hot key is under way at the exporter's start and under the partition limit: no key-range throttle (the latency rise of the +1h episode is seen against the baseline held since the start); it gets no cost advice either"},
 
 	// Quiet scenarios: healthy tables that look alarming at first sight.
 	{Scenario: variants + "quiet-seasonal.yaml", Duration: 24 * time.Hour},
 	{Scenario: variants + "quiet-absorbed-spike.yaml", Duration: 24 * time.Hour},
 	{Scenario: variants + "quiet-small-table.yaml", Duration: 24 * time.Hour},
-	{Scenario: variants + "quiet-ttl-normal.yaml", Duration: 24 * time.Hour},
+	{Scenario: variants + "quiet-ttl-normal.yaml", Duration: 24 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLShortRetentionWithoutPITR", "carts-ttl-ok", 0}}},
 	{Scenario: variants + "quiet-ttl-two-entities.yaml", Duration: 24 * time.Hour},
 	{Scenario: variants + "quiet-ttl-calendar-month.yaml", Start: "2026-11-30T21:00:00Z", Duration: 24 * time.Hour},
-	{Scenario: variants + "quiet-ttl-nightly-batch.yaml", Duration: 48 * time.Hour},
+	{Scenario: variants + "quiet-ttl-nightly-batch.yaml", Duration: 48 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLShortRetentionWithoutPITR", "exports-ttl-nightly", 0}}},
 	{Scenario: variants + "quiet-on-demand-spiky.yaml", Duration: 24 * time.Hour},
 	// Saturday 00:00: the weekend's mix differs from the week's, as every week.
 	{Scenario: variants + "quiet-weekly-mix.yaml", Start: "2026-11-21T00:00:00Z", Duration: 48 * time.Hour},
@@ -349,7 +366,8 @@ var replayCases = []replayCase{
 	// deletions judges it from the first evaluation (the 1-day growth
 	// window, from +1d, would too).
 	{Scenario: variants + "var-ttl-retention-long.yaml", Duration: 32 * time.Hour, Expect: []expected{
-		{"DynamoDBTTLRetentionBehindWrites", "audit-ttl-long", 0}}},
+		{"DynamoDBTTLRetentionBehindWrites", "audit-ttl-long", 0},
+		{"DynamoDBTTLShortRetentionWithoutPITR", "sessions-ttl-steady", 0}}},
 	// A second entity type carrying an update time (an epoch Number, always
 	// past) and no TTL: the sampler does not name an attribute that never
 	// holds a future time while tracking the clock (its latest value about
@@ -367,13 +385,15 @@ var replayCases = []replayCase{
 		{"DynamoDBExporterCollectorFailing", "demo/eu-west-1", 0}},
 		Gap: "the simulator's faults name a service or a table, not a region: CloudWatch throttling (DynamoDBExporterCloudWatchThrottled) on one region only cannot be replayed"},
 	{Scenario: variants + "quiet-target-69.yaml", Duration: 24 * time.Hour},
-	{Scenario: variants + "quiet-new-table.yaml", Duration: 24 * time.Hour},
+	{Scenario: variants + "quiet-new-table.yaml", Duration: 24 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLShortRetentionWithoutPITR", "launch-new", 0}}},
 	{Scenario: variants + "quiet-ratio-both-rise.yaml", Duration: 8 * time.Hour},
 	{Scenario: variants + "quiet-surge-too-recent.yaml", Duration: 8 * time.Hour},
 	// TTL enabled 6 hours before the exporter on two months of valid
 	// expiries: the catch-up of weeks-old expired items is neither live
 	// data nor deletion lagging.
-	{Scenario: variants + "quiet-ttl-just-enabled.yaml", Duration: 36 * time.Hour},
+	{Scenario: variants + "quiet-ttl-just-enabled.yaml", Duration: 36 * time.Hour, Expect: []expected{
+		{"DynamoDBTTLShortRetentionWithoutPITR", "logs-ttl-enabled", 0}}},
 }
 
 // TestAlertPackReplays replays every built-in scenario and the quiet and
