@@ -91,7 +91,7 @@ func signals() map[string]signal {
 			queries: []query{{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(rec("dynamodb:gsi_backfill_throttle_events:rate"), selTI)),
 				legend: "{{table}} {{index}}"}}},
 		"DynamoDBReplicationLagging": {unit: unitSeconds, lines: []float64{seconds("DynamoDBReplicationLagging", "max_replication_latency")},
-			read: "replication latency of each global table from this region to each receiving region (CloudWatch ReplicationLatency, average, slow tier); the dashed line is max_replication_latency.",
+			read:    "replication latency of each global table from this region to each receiving region (CloudWatch ReplicationLatency, average, slow tier); the dashed line is max_replication_latency.",
 			queries: []query{{expr: sel(c.ReplicationLatency, selT), legend: "{{table}} to {{receiving_region}}"}}},
 		"DynamoDBHotPartition": {unit: unitPerSec, lines: minThrottles("DynamoDBHotPartition"),
 			read:    "key-range throttle events per second by kind: one partition above 3,000 RCU or 1,000 WCU; the dashed line is min_throttles_per_second.",
