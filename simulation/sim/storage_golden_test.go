@@ -163,7 +163,7 @@ func TestStorageAnswersUnchanged(t *testing.T) {
 // testdata/storage_answers.txt was written, which the golden answers do
 // not cover and which would shift its every-third-series selection: the
 // account-level quota metrics (no dimension) and the demo's
-// quota-capped, growing, index-backfill, evening-peak and global (carts-global) tables. Their storage is the same code as every other
+// quota-capped, growing, index-backfill, evening-peak, global (carts-global), flash-launch and archive tables. Their storage is the same code as every other
 // series'.
 func addedAfterGolden(m awssim.Metric) bool {
 	if strings.HasPrefix(m.Name, "Account") {
@@ -171,7 +171,8 @@ func addedAfterGolden(m awssim.Metric) bool {
 	}
 	for _, d := range m.Dimensions {
 		if d.Name == "TableName" && (d.Value == "ledger-quota-capped" || d.Value == "signups-growing" || d.Value == "orders-gsi-backfill" ||
-			d.Value == "orders-evening-peak" || d.Value == "orders-evening-scheduled" || d.Value == "carts-global") {
+			d.Value == "orders-evening-peak" || d.Value == "orders-evening-scheduled" || d.Value == "carts-global" ||
+			d.Value == "drops-flash" || d.Value == "orders-archive") {
 			return true
 		}
 	}
