@@ -286,15 +286,9 @@ func (c *call) aasDescribeScalingPolicies() (any, error) {
 	if in.ServiceNamespace != "dynamodb" {
 		return out, nil
 	}
-	var keys []string
-	for k, p := range r.policies {
-		if (len(in.PolicyNames) == 0 || slices.Contains(in.PolicyNames, p.PolicyName)) &&
-			(in.ResourceId == "" || in.ResourceId == p.ResourceID) &&
-			(in.ScalableDimension == "" || in.ScalableDimension == p.ScalableDimension) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	keys := aasKeys(r.policies, in.PolicyNames, in.ResourceId, in.ScalableDimension, func(p *ScalingPolicy) [3]string {
+		return [3]string{p.PolicyName, p.ResourceID, p.ScalableDimension}
+	})
 	page, next, err := pageAfter(keys, in.NextToken, size)
 	if err != nil {
 		return nil, err
@@ -343,4 +337,22 @@ func (s *Server) ScalableTargets(region string) []ScalableTarget {
 		out = append(out, *r.targets[k])
 	}
 	return out
+}
+
+// aasKeys returns, sorted, the keys of the items of m that a Describe call's
+// filters select: one of names (none: any), the resource ID and the
+// scalable dimension (empty: any). fields gives an item's name, resource ID
+// and scalable dimension.
+func aasKeys[T any](m map[string]T, names []string, resourceID, dimension string, fields func(T) [3]string) []string {
+	var keys []string
+	for k, v := range m {
+		f := fields(v)
+		if (len(names) == 0 || slices.Contains(names, f[0])) &&
+			(resourceID == "" || resourceID == f[1]) &&
+			(dimension == "" || dimension == f[2]) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -367,15 +367,9 @@ func (c *call) aasDescribeScheduledActions() (any, error) {
 	if in.ServiceNamespace != "dynamodb" {
 		return out, nil
 	}
-	var keys []string
-	for k, a := range r.actions {
-		if (len(in.ScheduledActionNames) == 0 || slices.Contains(in.ScheduledActionNames, a.ScheduledActionName)) &&
-			(in.ResourceId == "" || in.ResourceId == a.ResourceID) &&
-			(in.ScalableDimension == "" || in.ScalableDimension == a.ScalableDimension) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	keys := aasKeys(r.actions, in.ScheduledActionNames, in.ResourceId, in.ScalableDimension, func(a *ScheduledAction) [3]string {
+		return [3]string{a.ScheduledActionName, a.ResourceID, a.ScalableDimension}
+	})
 	page, next, err := pageAfter(keys, in.NextToken, size)
 	if err != nil {
 		return nil, err
