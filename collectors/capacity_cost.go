@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/packedsums"
 )
 
 // CostWindows are the windows of the cost what-if, by label value.
@@ -188,11 +189,19 @@ func (w *whatIf) runs(s capacity.Settings, provisioned bool) bool {
 // of each hour (unit-minutes, float32: exact for whole capacities below
 // 16.7 million unit-minutes an hour) and, for the hours with any, the
 // throttled units and which minutes throttled or were held at the maximum.
+//
+// The unit-minutes of the hours before the last are packed (a capacity
+// changes a few times a day: about 1 byte an hour instead of 4), the last
+// hour's, which the next minutes add to, is lastUnits.
 type simRecord struct {
 	first, next int32 // minuteIndex of the first minute simulated and of the next one
-	h0          int32 // hour of units[0]
-	units       []float32
-	events      []simHour
+	h0          int32 // hour of the first unit-minutes held
+	// started: a minute was recorded, so that the hours [h0, h0+hours())
+	// are held: units, then lastUnits.
+	started   bool
+	units     packedsums.Sums
+	lastUnits float32
+	events    []simHour
 	// diagnosed records what the diagnosis reads: splits, saturated
 	// minutes, and the scaling decisions of each hour from s0 (the last
 	// scalingWindow).
@@ -243,16 +252,38 @@ func quarterBits(q int32, hour uint64) uint16 {
 	return uint16(hour>>uint(q%4*15)) & (1<<15 - 1)
 }
 
+// hours returns how many hours of unit-minutes r holds.
+func (r *simRecord) hours() int {
+	if !r.started {
+		return 0
+	}
+	return r.units.Len() + 1
+}
+
+// eachHour calls f with the index (from h0) and unit-minutes of each hour
+// held from index from on, in order, until f returns false.
+func (r *simRecord) eachHour(from int, f func(i int, units float32) bool) {
+	more := true
+	r.units.Range(from, r.units.Len(), func(i int, v float32) {
+		more = more && f(i, v)
+	})
+	if more && r.started && from <= r.units.Len() {
+		f(r.units.Len(), r.lastUnits)
+	}
+}
+
 func (r *simRecord) record(m int32, o capacity.DiagnosedMinute) {
 	h := m / 60
-	if len(r.units) == 0 {
+	if !r.started {
 		r.first, r.h0, r.s0 = m, h, h
+		r.started, r.lastUnits = true, 0
 	}
 	r.next = m + 1
-	for int(h-r.h0) >= len(r.units) {
-		r.units = append(r.units, 0)
+	for int(h-r.h0) > r.units.Len() {
+		r.units.Append(r.lastUnits)
+		r.lastUnits = 0
 	}
-	r.units[h-r.h0] += float32(o.Capacity)
+	r.lastUnits += float32(o.Capacity)
 	if r.diagnosed && (o.ScaleOut || o.ScaleIn) {
 		for int(h-r.s0) >= len(r.scalings) {
 			r.scalings = append(r.scalings, 0)
@@ -319,12 +350,14 @@ func (r *simRecord) split(x *simHour, bit uint64, o capacity.DiagnosedMinute) {
 // prune forgets the hours that end before minute before, and the scaling
 // decisions of those that end before minute scalingsBefore.
 func (r *simRecord) prune(before, scalingsBefore int32) {
-	if n := int((before/60 - r.h0)); n > 0 && len(r.units) > 0 {
-		n = min(n, len(r.units)-1)
-		r.units = append(r.units[:0], r.units[n:]...)
+	if n := int((before/60 - r.h0)); n > 0 && r.started {
+		n = min(n, r.units.Len())
+		r.units.DropFront(n)
 		r.h0 += int32(n)
 		r.first = max(r.first, r.h0*60)
 	}
+	// The first run packs 31 days of hours, later cycles an hour or so.
+	r.units.Trim(16)
 	j := 0
 	for j < len(r.events) && (r.events[j].h+1)*60 <= before {
 		j++
@@ -357,7 +390,7 @@ func (r *simRecord) prune(before, scalingsBefore int32) {
 }
 
 func (r simRecord) clone() simRecord {
-	r.units = append([]float32(nil), r.units...)
+	r.units = r.units.Clone()
 	r.events = append([]simHour(nil), r.events...)
 	r.splits = append([]causeSplit(nil), r.splits...)
 	r.sats = append([]satQuarter(nil), r.sats...)
@@ -490,19 +523,24 @@ func (r *simRecord) scalingDecisions(lo, hi int32) float64 {
 // [lo, hi) cuts counts pro rata of its simulated minutes in range.
 func (r *simRecord) unitMinutes(lo, hi int32) float64 {
 	var s float64
-	for h := max(lo/60, r.h0); h*60 < hi && int(h-r.h0) < len(r.units); h++ {
+	r.eachHour(int(max(lo/60, r.h0)-r.h0), func(i int, units float32) bool {
+		h := r.h0 + int32(i)
+		if h*60 >= hi {
+			return false
+		}
 		from, to := max(h*60, r.first), min(h*60+60, r.next)
 		in := min(to, hi) - max(from, lo)
 		if in <= 0 || to <= from {
-			continue
+			return true
 		}
-		v := float64(r.units[h-r.h0])
+		v := float64(units)
 		if in == to-from {
 			s += v
 		} else {
 			s += v * float64(in) / float64(to-from)
 		}
-	}
+		return true
+	})
 	return s
 }
 
@@ -605,11 +643,6 @@ func newWhatIf(read, write *history, from time.Time, s capacity.Settings, defaul
 	w := &whatIf{settings: s, provisioned: provisioned, stream: st}
 	for k, m := range []capacity.Method{st.ReadMethod, st.WriteMethod} {
 		w.dims[k].diagnosed = provisioned && m == capacity.MethodAutoScaling
-	}
-	// The hours of the first run, and the next cycles' before pruning.
-	hours := int(read.end().Sub(from)/time.Hour) + 3
-	for k := range w.dims {
-		w.dims[k].units = make([]float32, 0, hours)
 	}
 	return w, nil
 }

@@ -92,7 +92,7 @@ func historyBytesPerSeries(t *testing.T, provisioned bool) {
 	var units, events, causes, scalings, compared, sats, capSats int
 	for _, w := range st.whatIf {
 		for _, d := range w.dims {
-			units, events = units+len(d.units), events+len(d.events)
+			units, events = units+d.hours(), events+len(d.events)
 			causes, scalings = causes+len(d.splits), scalings+len(d.scalings)
 			sats, capSats = sats+len(d.sats), capSats+cap(d.sats)
 		}

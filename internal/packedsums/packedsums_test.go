@@ -1,0 +1,120 @@
+package packedsums
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// value draws a value of the kinds the package must keep exactly: half
+// units near the last one (the common case), far jumps, fractions finer
+// than a half, negative zero, NaN, infinities and huge magnitudes.
+func value(r *rand.Rand, last float32) float32 {
+	switch r.IntN(12) {
+	case 0:
+		return float32(r.Float64() * 1000) // a fraction
+	case 1:
+		return float32(math.Copysign(0, -1))
+	case 2:
+		return float32(math.NaN())
+	case 3:
+		return float32(math.Inf(1 - 2*r.IntN(2)))
+	case 4:
+		return float32(r.NormFloat64() * 1e20)
+	case 5:
+		return float32(r.IntN(1 << 25)) // beyond float32's exact integers
+	default:
+		return last + float32(r.IntN(41)-20)/2
+	}
+}
+
+func sameBits(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
+
+func check(t *testing.T, step int, s *Sums, want []float32) {
+	t.Helper()
+	if s.Len() != len(want) {
+		t.Fatalf("step %d: Len %d, want %d", step, s.Len(), len(want))
+	}
+	for i, w := range want {
+		if got := s.At(i); !sameBits(got, w) {
+			t.Fatalf("step %d: At(%d) = %v (%#x), want %v (%#x)", step, i, got, math.Float32bits(got), w, math.Float32bits(w))
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	from := len(want) / 3
+	to := from + (len(want)-from)/2 + 1
+	got := s.Values(nil, from, to)
+	if len(got) != to-from {
+		t.Fatalf("step %d: Values(%d, %d) has %d values", step, from, to, len(got))
+	}
+	for i, g := range got {
+		if !sameBits(g, want[from+i]) {
+			t.Fatalf("step %d: Values(%d, %d)[%d] = %v, want %v", step, from, to, i, g, want[from+i])
+		}
+	}
+}
+
+// TestAgainstSlice runs random appends, sets, drops, trims and clones on a
+// Sums and on a []float32 and compares every value bit for bit.
+func TestAgainstSlice(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var s Sums
+	var want []float32
+	last := float32(1000)
+	for step := range 3000 {
+		switch op := r.IntN(20); {
+		case op < 14:
+			v := value(r, last)
+			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
+				last = v
+			}
+			s.Append(v)
+			want = append(want, v)
+		case op < 17 && len(want) > 0:
+			i, v := r.IntN(len(want)), value(r, last)
+			s.Set(i, v)
+			want[i] = v
+		case op == 17:
+			n := r.IntN(len(want)/4 + 2)
+			s.DropFront(n)
+			want = want[min(n, len(want)):]
+		case op == 18:
+			s.Trim(r.IntN(16))
+		default:
+			c := s.Clone()
+			c.Append(1.5) // the original must not see it
+			s = c
+			want = append(want, 1.5)
+		}
+		check(t, step, &s, want)
+	}
+}
+
+// TestSize checks the reason the package exists: hourly Sums in half
+// units that move a little from hour to hour take far less than 4 bytes.
+func TestSize(t *testing.T) {
+	var s Sums
+	v := float32(2e5)
+	for i := range 2160 {
+		v += float32(i%7-3) * 50.5
+		s.Append(v)
+	}
+	s.Trim(0)
+	if got, limit := s.Bytes(), 2160*2; got > limit {
+		t.Errorf("2,160 close half-unit values take %d bytes, want at most %d", got, limit)
+	}
+}
+
+// TestOutOfRange: an index beyond the values is a programming error.
+func TestOutOfRange(t *testing.T) {
+	var s Sums
+	s.Append(1)
+	defer func() {
+		if recover() == nil {
+			t.Error("At(1) of one value did not panic")
+		}
+	}()
+	s.At(1)
+}
