@@ -20,6 +20,7 @@ import (
 	"github.com/dynamodb-exporter/dynamodb_exporter/awsclient"
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/catalogue"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/packedsums"
 )
 
 // CapacitySettings tune the capacity collector.
@@ -883,6 +884,16 @@ func hourlyHistory(end, first time.Time, reads, writes []*history, runs []*whatI
 	h := HourlyHistory{Start: h0,
 		ConsumedRead: make([]float64, hours), ConsumedWrite: make([]float64, hours),
 		ProvisionedRead: make([]float64, hours), ProvisionedWrite: make([]float64, hours)}
+	// The hours are read in order: each series' packed hours are decoded
+	// once, not once per chart hour.
+	readers := make([][2]func(time.Time) float64, len(runs))
+	units := make([][2]packedsums.Cursor, len(runs))
+	for i, w := range runs {
+		readers[i] = [2]func(time.Time) float64{reads[i].hourReader(), writes[i].hourReader()}
+		for k := range units[i] {
+			units[i][k] = w.dims[k].units.CursorAt(int(max(minuteIndex(h0)/60, w.dims[k].h0) - w.dims[k].h0))
+		}
+	}
 	for j := range hours {
 		lo, hi := h0.Add(time.Duration(j)*time.Hour), h0.Add(time.Duration(j+1)*time.Hour)
 		if lo.Before(first) {
@@ -896,10 +907,10 @@ func hourlyHistory(end, first time.Time, reads, writes []*history, runs []*whatI
 			continue
 		}
 		for i, w := range runs {
-			h.ConsumedRead[j] += reads[i].sum(lo, hi) / n / 60
-			h.ConsumedWrite[j] += writes[i].sum(lo, hi) / n / 60
-			h.ProvisionedRead[j] += w.dims[0].unitMinutes(minuteIndex(lo), minuteIndex(hi)) / n
-			h.ProvisionedWrite[j] += w.dims[1].unitMinutes(minuteIndex(lo), minuteIndex(hi)) / n
+			h.ConsumedRead[j] += reads[i].sumWith(readers[i][0], lo, hi) / n / 60
+			h.ConsumedWrite[j] += writes[i].sumWith(readers[i][1], lo, hi) / n / 60
+			h.ProvisionedRead[j] += w.dims[0].unitMinutesWith(&units[i][0], minuteIndex(lo), minuteIndex(hi)) / n
+			h.ProvisionedWrite[j] += w.dims[1].unitMinutesWith(&units[i][1], minuteIndex(lo), minuteIndex(hi)) / n
 		}
 	}
 	return h

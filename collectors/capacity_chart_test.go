@@ -239,9 +239,9 @@ func TestForgottenHoursAreNotRead(t *testing.T) {
 					h := r.st.hist[k]
 					h.compact(end, r.c.peakK(), creation(tb))
 					if i == 1 {
-						n := len(h.hours)
+						n := h.hours.Len()
 						h.forget(r.c.keepFrom(b))
-						dropped += n - len(h.hours)
+						dropped += n - h.hours.Len()
 					}
 					h.settle(end)
 				}

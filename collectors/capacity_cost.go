@@ -263,13 +263,32 @@ func (r *simRecord) hours() int {
 // eachHour calls f with the index (from h0) and unit-minutes of each hour
 // held from index from on, in order, until f returns false.
 func (r *simRecord) eachHour(from int, f func(i int, units float32) bool) {
-	more := true
-	r.units.Range(from, r.units.Len(), func(i int, v float32) {
-		more = more && f(i, v)
-	})
-	if more && r.started && from <= r.units.Len() {
-		f(r.units.Len(), r.lastUnits)
+	r.eachHourWith(nil, from, f)
+}
+
+// eachHourWith is eachHour reading the packed hours with c (nil: a cursor
+// of its own), which must be at from or before it.
+func (r *simRecord) eachHourWith(c *packedsums.Cursor, from int, f func(i int, units float32) bool) {
+	if !r.started || from > r.units.Len() {
+		return
 	}
+	from = max(from, 0)
+	if c == nil || c.Index() > from || from-c.Index() > packedsums.BlockLen {
+		own := r.units.CursorAt(from)
+		c = &own
+	}
+	for c.Index() < from {
+		c.Next()
+	}
+	for c.Index() < r.units.Len() {
+		// The hour f stops at is not consumed: the next call starts there.
+		next := *c
+		if i := c.Index(); !f(i, next.Next()) {
+			return
+		}
+		*c = next
+	}
+	f(r.units.Len(), r.lastUnits)
 }
 
 func (r *simRecord) record(m int32, o capacity.DiagnosedMinute) {
@@ -522,8 +541,15 @@ func (r *simRecord) scalingDecisions(lo, hi int32) float64 {
 // unitMinutes returns Σ capacity over the minutes [lo, hi); an hour that
 // [lo, hi) cuts counts pro rata of its simulated minutes in range.
 func (r *simRecord) unitMinutes(lo, hi int32) float64 {
+	return r.unitMinutesWith(nil, lo, hi)
+}
+
+// unitMinutesWith is unitMinutes reading the packed hours with c, when not
+// nil, a cursor of r.units that earlier calls advanced no further than lo
+// (a caller reading consecutive ranges decodes each hour once).
+func (r *simRecord) unitMinutesWith(c *packedsums.Cursor, lo, hi int32) float64 {
 	var s float64
-	r.eachHour(int(max(lo/60, r.h0)-r.h0), func(i int, units float32) bool {
+	r.eachHourWith(c, int(max(lo/60, r.h0)-r.h0), func(i int, units float32) bool {
 		h := r.h0 + int32(i)
 		if h*60 >= hi {
 			return false

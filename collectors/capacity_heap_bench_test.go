@@ -11,6 +11,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/packedsums"
+
 	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -166,7 +168,7 @@ func releaseCapacity(c *Capacity) capacityHeap {
 	})
 	out.hours = step(func(st *capacityState) {
 		for _, h := range st.hist {
-			h.hours, h.tail = nil, nil
+			h.hours, h.tail = packedsums.Sums{}, nil
 		}
 	})
 	out.reports = step(func(st *capacityState) { st.reports = nil })

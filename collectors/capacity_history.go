@@ -30,6 +30,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/packedsums"
 )
 
 // CloudWatch retention of each resolution.
@@ -361,9 +363,10 @@ func (h *tiers) sum(from, to time.Time) float64 {
 type history struct {
 	// staged holds a new series until compact; nil after.
 	staged *tiers
-	// hours holds the Sum of each whole hour from h0 to tail0.
+	// hours holds the Sum of each whole hour from h0 to tail0, packed
+	// (about 1.8 bytes an hour instead of 4: BenchmarkCapacityLiveHeap).
 	h0    time.Time
-	hours []float32
+	hours packedsums.Sums
 	// tail holds the Sum of each minute from tail0 (a whole hour) on; its
 	// end is the first minute not held.
 	tail0 time.Time
@@ -404,8 +407,8 @@ func (h *history) roll(b bounds) bool {
 		return false
 	}
 	if n := int(b.h0.Sub(h.h0) / time.Hour); n > 0 {
-		n = min(n, len(h.hours))
-		h.hours = append(h.hours[:0], h.hours[n:]...)
+		n = min(n, h.hours.Len())
+		h.hours.DropFront(n)
 		h.h0 = h.h0.Add(time.Duration(n) * time.Hour)
 	}
 	return true
@@ -418,13 +421,11 @@ func (h *history) forget(before time.Time) {
 		return
 	}
 	if n := int(before.Sub(h.h0) / time.Hour); n > 0 {
-		n = min(n, len(h.hours))
-		h.hours = append(h.hours[:0], h.hours[n:]...)
+		n = min(n, h.hours.Len())
+		h.hours.DropFront(n)
 		h.h0 = h.h0.Add(time.Duration(n) * time.Hour)
 	}
-	if cap(h.hours) > len(h.hours)+8 {
-		h.hours = append(make([]float32, 0, len(h.hours)+4), h.hours...)
-	}
+	h.hours.Trim(16)
 }
 
 // mergeHours moves the write series' hourly Sums before at into the read
@@ -448,7 +449,7 @@ func mergeHours(read, write *history, at time.Time) {
 	if read.merged.After(from) {
 		from = read.merged
 	}
-	if len(write.hours) > 0 && write.h0.Before(from) && !write.h0.Before(read.merged) {
+	if write.hours.Len() > 0 && write.h0.Before(from) && !write.h0.Before(read.merged) {
 		return // the write series holds hours the read series does not
 	}
 	to := at
@@ -458,10 +459,10 @@ func mergeHours(read, write *history, at time.Time) {
 		}
 	}
 	if from.Before(to) {
-		for h := from; h.Before(to); h = h.Add(time.Hour) {
-			i := int(h.Sub(read.h0) / time.Hour)
-			read.hours[i] = float32(float64(read.hours[i]) + write.hourValue(h))
-		}
+		writes := write.hourReader()
+		read.hours.Update(int(from.Sub(read.h0)/time.Hour), int(to.Sub(read.h0)/time.Hour), func(i int, v float32) float32 {
+			return float32(float64(v) + writes(read.h0.Add(time.Duration(i)*time.Hour)))
+		})
 		read.merged = to
 	}
 	write.forget(read.merged)
@@ -534,10 +535,11 @@ func (h *history) compact(end time.Time, k int, since time.Time) {
 		tail0 = h0
 	}
 	h.h0, h.tail0 = h0, tail0
-	h.hours = make([]float32, 0, int(tail0.Sub(h0)/time.Hour)+1)
+	h.hours.Reset(int(tail0.Sub(h0)/time.Hour) + 1)
 	for _, v := range s.hourly(h0, tail0) {
-		h.hours = append(h.hours, float32(v))
+		h.hours.Append(float32(v))
 	}
+	h.hours.Trim(16)
 	h.tail = make([]float32, 0, 60+int(lateDataOverlap/time.Minute)+1)
 	for _, v := range s.perMinute(tail0, end) {
 		h.tail = append(h.tail, float32(v))
@@ -577,10 +579,11 @@ func (h *history) settle(end time.Time) {
 		for _, v := range h.tail[:60] {
 			s += float64(v)
 		}
-		h.hours = append(h.hours, float32(s))
+		h.hours.Append(float32(s))
 		h.tail = append(h.tail[:0], h.tail[60:]...)
 		h.tail0 = h.tail0.Add(time.Hour)
 	}
+	h.hours.Trim(16)
 	// The tail grows by the minutes of each refresh and shrinks here: it
 	// does not keep the room between refreshes.
 	if cap(h.tail) > len(h.tail)+16 {
@@ -591,19 +594,38 @@ func (h *history) settle(end time.Time) {
 // minuteIndex numbers the minutes since the Unix epoch.
 func minuteIndex(t time.Time) int32 { return int32(t.Unix() / 60) }
 
-// hourValue returns the Sum of the whole hour at (before tail0), zero
-// outside the history.
-func (h *history) hourValue(at time.Time) float64 {
-	if i := int(at.Sub(h.h0) / time.Hour); !at.Before(h.h0) && i < len(h.hours) {
-		return float64(h.hours[i])
+// hourReader returns a function giving the Sum of the whole hour at
+// (before tail0; zero outside the history), for hours asked in increasing
+// order: each packed Sum is decoded once.
+func (h *history) hourReader() func(at time.Time) float64 {
+	var c packedsums.Cursor
+	positioned := false
+	return func(at time.Time) float64 {
+		i := int(at.Sub(h.h0) / time.Hour)
+		if at.Before(h.h0) || i >= h.hours.Len() {
+			return 0
+		}
+		if !positioned || c.Index() > i || i-c.Index() > packedsums.BlockLen {
+			c, positioned = h.hours.CursorAt(i), true
+		}
+		for c.Index() < i {
+			c.Next()
+		}
+		return float64(c.Next())
 	}
-	return 0
 }
 
 // each calls f for the runs of [from, to) the history holds: an hour (or
 // the part of it in range) before tail0 with its Sum and the number of its
 // minutes in range, then each minute of the tail with its Sum.
 func (h *history) each(from, to time.Time, f func(at time.Time, sum float64, minutes, of int)) {
+	h.eachWith(h.hourReader(), from, to, f)
+}
+
+// eachWith is each reading the hourly Sums with hourValue, a reader of
+// hourReader's that earlier calls advanced no further than from (a caller
+// reading consecutive ranges decodes each Sum once).
+func (h *history) eachWith(hourValue func(time.Time) float64, from, to time.Time, f func(at time.Time, sum float64, minutes, of int)) {
 	for at := from.Truncate(time.Hour); at.Before(to) && at.Before(h.tail0); at = at.Add(time.Hour) {
 		lo, hi := at, at.Add(time.Hour)
 		if lo.Before(from) {
@@ -620,7 +642,7 @@ func (h *history) each(from, to time.Time, f func(at time.Time, sum float64, min
 			}
 		}
 		if n := int(hi.Sub(lo) / time.Minute); n > 0 && of > 0 {
-			f(at, h.hourValue(at), n, of)
+			f(at, hourValue(at), n, of)
 		}
 	}
 	start := from
@@ -637,8 +659,16 @@ func (h *history) sum(from, to time.Time) float64 {
 	if h.staged != nil {
 		return h.staged.sum(from, to)
 	}
+	return h.sumWith(h.hourReader(), from, to)
+}
+
+// sumWith is sum reading the hourly Sums with hourValue (eachWith).
+func (h *history) sumWith(hourValue func(time.Time) float64, from, to time.Time) float64 {
+	if h.staged != nil {
+		return h.staged.sum(from, to)
+	}
 	var s float64
-	h.each(from, to, func(_ time.Time, v float64, n, of int) {
+	h.eachWith(hourValue, from, to, func(_ time.Time, v float64, n, of int) {
 		if n == of {
 			s += v
 		} else if v != 0 {

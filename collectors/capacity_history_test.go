@@ -61,7 +61,7 @@ func TestHistoryRollKeepsTotals(t *testing.T) {
 			t.Fatalf("step %d: history misaligned: h0 %s tail0 %s fed %s end %s", step, h.h0, h.tail0, h.fed, h.end())
 		}
 	}
-	if n := len(h.hours) + len(h.tail); n > 90*24+60+5 {
+	if n := h.hours.Len() + len(h.tail); n > 90*24+60+5 {
 		t.Errorf("history holds %d points, more than 90 days of hours and the current hour", n)
 	}
 	// Away longer than CloudWatch keeps minutes: the history is refetched.
@@ -204,7 +204,7 @@ func TestHistorySizedByAge(t *testing.T) {
 	}
 	young.compact(end, peakCandidates(99), created)
 	full.compact(end, peakCandidates(99), created)
-	if n, limit := len(young.hours)+len(young.tail), int(end.Sub(created.Truncate(time.Hour)).Hours())+65; n > limit {
+	if n, limit := young.hours.Len()+len(young.tail), int(end.Sub(created.Truncate(time.Hour)).Hours())+65; n > limit {
 		t.Errorf("a 2-day-old table holds %d points, want at most %d (its hours)", n, limit)
 	}
 	// 70 days later (past both tier boundaries), refreshed every 6 hours.

@@ -82,13 +82,13 @@ func historyBytesPerSeries(t *testing.T, provisioned bool) {
 	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(series)
 	var peaks, hours, tail, capPeaks, capHours int
 	for k, h := range st.hist {
-		peaks, hours, tail = peaks+len(h.peaks.v), hours+len(h.hours), tail+len(h.tail)
-		capPeaks, capHours = capPeaks+cap(h.peaks.v), capHours+cap(h.hours)
+		peaks, hours, tail = peaks+len(h.peaks.v), hours+h.hours.Len(), tail+len(h.tail)
+		capPeaks, capHours = capPeaks+cap(h.peaks.v), capHours+h.hours.Bytes()
 		if cap(h.peaks.v) > len(h.peaks.v)+8 || cap(h.peaks.at) > len(h.peaks.at)+8 {
 			t.Errorf("%v: room for %d and %d peak candidates beyond its %d after a cycle", k, cap(h.peaks.v)-len(h.peaks.v), cap(h.peaks.at)-len(h.peaks.at), len(h.peaks.v))
 		}
 	}
-	t.Logf("capacities: %d peaks, %d hours", capPeaks/series, capHours/series)
+	t.Logf("capacities: %d peaks, %d bytes of hours", capPeaks/series, capHours/series)
 	var units, events, causes, scalings, compared, sats, capSats int
 	for _, w := range st.whatIf {
 		for _, d := range w.dims {

@@ -110,10 +110,10 @@ func TestMergedHoursKeepFigures(t *testing.T) {
 				continue
 			}
 			// A series younger than splitFrom has no hour to merge.
-			if read := st.hist[historyKey{table: k.table, index: k.index, write: false}]; read.merged.After(r.h0) && len(h.hours) >= len(r.hours) {
-				t.Errorf("%s: write series %v holds %d hours merged, %d apart", what, k, len(h.hours), len(r.hours))
-			} else if !read.merged.After(r.h0) && len(h.hours) != len(r.hours) {
-				t.Errorf("%s: write series %v holds %d hours merged, %d apart, none merged", what, k, len(h.hours), len(r.hours))
+			if read := st.hist[historyKey{table: k.table, index: k.index, write: false}]; read.merged.After(r.h0) && h.hours.Len() >= r.hours.Len() {
+				t.Errorf("%s: write series %v holds %d hours merged, %d apart", what, k, h.hours.Len(), r.hours.Len())
+			} else if !read.merged.After(r.h0) && h.hours.Len() != r.hours.Len() {
+				t.Errorf("%s: write series %v holds %d hours merged, %d apart, none merged", what, k, h.hours.Len(), r.hours.Len())
 			}
 			writes++
 		}

@@ -25,14 +25,16 @@ const BlockLen = 64
 // Sums is a sequence of float32 values. The zero value is empty and ready
 // to use. A Sums is not safe for concurrent modification.
 type Sums struct {
-	n    int      // values held
-	buf  []byte   // the blocks, one after the other
-	offs []uint32 // offs[b]: where block b starts in buf
-	prev int64    // the last value appended, in half units, when it was one
+	// n values are encoded, of which the first skip (fewer than BlockLen,
+	// in the first block) were dropped: value i is encoded value skip+i.
+	n, skip int
+	buf     []byte   // the blocks, one after the other
+	offs    []uint32 // offs[b]: where block b starts in buf
+	prev    int64    // the last value appended, in half units, when it was one
 }
 
 // Len returns how many values s holds.
-func (s *Sums) Len() int { return s.n }
+func (s *Sums) Len() int { return s.n - s.skip }
 
 // Bytes returns the heap bytes s holds (its buffers' capacities).
 func (s *Sums) Bytes() int { return cap(s.buf) + 4*cap(s.offs) }
@@ -83,9 +85,10 @@ func (s *Sums) Append(v float32) {
 
 // At returns value i (0 ≤ i < Len).
 func (s *Sums) At(i int) float32 {
-	if i < 0 || i >= s.n {
+	if i < 0 || i >= s.Len() {
 		panic("packedsums: index out of range")
 	}
+	i += s.skip
 	b := i / BlockLen
 	off, prev := int(s.offs[b]), int64(0)
 	var v float32
@@ -97,14 +100,14 @@ func (s *Sums) At(i int) float32 {
 
 // Range calls f with each value of [from, to) in order, and its index.
 func (s *Sums) Range(from, to int, f func(i int, v float32)) {
-	from, to = max(from, 0), min(to, s.n)
+	from, to = max(from, 0)+s.skip, min(to, s.Len())+s.skip
 	for b := from / BlockLen; b*BlockLen < to; b++ {
 		off, prev := int(s.offs[b]), int64(0)
 		var v float32
 		for i := b * BlockLen; i < min(to, (b+1)*BlockLen); i++ {
 			v, prev, off = decodeValue(s.buf, off, prev)
 			if i >= from {
-				f(i, v)
+				f(i-s.skip, v)
 			}
 		}
 	}
@@ -116,20 +119,31 @@ func (s *Sums) Values(dst []float32, from, to int) []float32 {
 	return dst
 }
 
-// DropFront removes the first n values (all of them when n ≥ Len). The
-// buffers are re-encoded to the size they need.
+// DropFront removes the first n values (all of them when n ≥ Len): the
+// blocks they fill are cut off, nothing is re-encoded, and the values
+// dropped at the front of the first block left stay until it goes.
 func (s *Sums) DropFront(n int) {
 	if n <= 0 {
 		return
 	}
-	rest := s.Values(nil, n, s.n)
-	s.Reset(len(rest))
-	for _, v := range rest {
-		s.Append(v)
+	if n >= s.Len() {
+		*s = Sums{}
+		return
+	}
+	s.skip += n
+	if k := s.skip / BlockLen; k > 0 {
+		cut := s.offs[k]
+		s.buf = s.buf[:copy(s.buf, s.buf[cut:])]
+		s.offs = s.offs[:copy(s.offs, s.offs[k:])]
+		for j := range s.offs {
+			s.offs[j] -= cut
+		}
+		s.n -= k * BlockLen
+		s.skip -= k * BlockLen
 	}
 }
 
-// Reset empties s, keeping room for about n values.
+// Reset empties s, with room for about n values.
 func (s *Sums) Reset(n int) {
 	*s = Sums{}
 	if n > 0 {
@@ -138,38 +152,8 @@ func (s *Sums) Reset(n int) {
 	}
 }
 
-// Set replaces value i (0 ≤ i < Len) with v, re-encoding its block.
-func (s *Sums) Set(i int, v float32) {
-	if i < 0 || i >= s.n {
-		panic("packedsums: index out of range")
-	}
-	b := i / BlockLen
-	lo, hi := b*BlockLen, min((b+1)*BlockLen, s.n)
-	vals := s.Values(make([]float32, 0, BlockLen), lo, hi)
-	vals[i-lo] = v
-	var blk []byte
-	var prev int64
-	for _, x := range vals {
-		blk, prev = appendValue(blk, prev, x)
-	}
-	start, end := int(s.offs[b]), len(s.buf)
-	if b+1 < len(s.offs) {
-		end = int(s.offs[b+1])
-	} else {
-		s.prev = prev
-	}
-	if shift := len(blk) - (end - start); shift != 0 {
-		tail := append([]byte(nil), s.buf[end:]...)
-		s.buf = append(append(s.buf[:start], blk...), tail...)
-		for k := b + 1; k < len(s.offs); k++ {
-			s.offs[k] = uint32(int(s.offs[k]) + shift)
-		}
-		return
-	}
-	copy(s.buf[start:], blk)
-}
-
-// Trim drops the spare capacity of s's buffers beyond slack bytes.
+// Trim drops the spare capacity of s's buffers beyond slack bytes (half
+// of slack is kept when it reallocates).
 func (s *Sums) Trim(slack int) {
 	if cap(s.buf) > len(s.buf)+slack {
 		s.buf = append(make([]byte, 0, len(s.buf)+slack/2), s.buf...)
@@ -185,4 +169,67 @@ func (s *Sums) Clone() Sums {
 	c.buf = append([]byte(nil), s.buf...)
 	c.offs = append([]uint32(nil), s.offs...)
 	return c
+}
+
+// Cursor reads the values of a Sums in order from an index; it is
+// invalidated by any change to the Sums.
+type Cursor struct {
+	s    *Sums
+	i    int // encoded index of the next value
+	off  int
+	prev int64
+}
+
+// CursorAt returns a cursor whose first Next returns value i (0 ≤ i ≤
+// Len).
+func (s *Sums) CursorAt(i int) Cursor {
+	i = max(i, 0) + s.skip
+	c := Cursor{s: s, i: i - i%BlockLen}
+	for c.i < i && c.i < s.n {
+		c.Next()
+	}
+	return c
+}
+
+// Index returns the index of the value Next returns.
+func (c *Cursor) Index() int { return c.i - c.s.skip }
+
+// Next returns the next value and advances; it panics beyond the last.
+func (c *Cursor) Next() float32 {
+	if c.i >= c.s.n {
+		panic("packedsums: cursor beyond the values")
+	}
+	if c.i%BlockLen == 0 {
+		c.off, c.prev = int(c.s.offs[c.i/BlockLen]), 0
+	}
+	var v float32
+	v, c.prev, c.off = decodeValue(c.s.buf, c.off, c.prev)
+	c.i++
+	return v
+}
+
+// Update replaces each value i of [from, to) with f(i, value), re-encoding
+// the blocks from the first one changed.
+func (s *Sums) Update(from, to int, f func(i int, v float32) float32) {
+	from, to = max(from, 0), min(to, s.Len())
+	if from >= to {
+		return
+	}
+	// In encoded indexes from here: the values before from in its block
+	// are decoded and encoded again.
+	from, to = from+s.skip, to+s.skip
+	lo := from - from%BlockLen
+	rest := make([]float32, 0, s.n-lo)
+	for c := (Cursor{s: s, i: lo}); c.i < s.n; {
+		rest = append(rest, c.Next())
+	}
+	for i := from; i < to; i++ {
+		rest[i-lo] = f(i-s.skip, rest[i-lo])
+	}
+	b := lo / BlockLen
+	s.buf, s.offs, s.n = s.buf[:s.offs[b]], s.offs[:b], lo
+	for _, v := range rest {
+		s.Append(v)
+	}
+	s.Trim(16)
 }

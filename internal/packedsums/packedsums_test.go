@@ -54,6 +54,15 @@ func check(t *testing.T, step int, s *Sums, want []float32) {
 			t.Fatalf("step %d: Values(%d, %d)[%d] = %v, want %v", step, from, to, i, g, want[from+i])
 		}
 	}
+	c := s.CursorAt(from)
+	for i := from; i < len(want); i++ {
+		if c.Index() != i {
+			t.Fatalf("step %d: cursor from %d at index %d, want %d", step, from, c.Index(), i)
+		}
+		if g := c.Next(); !sameBits(g, want[i]) {
+			t.Fatalf("step %d: cursor from %d reads value %d as %v, want %v", step, from, i, g, want[i])
+		}
+	}
 }
 
 // TestAgainstSlice runs random appends, sets, drops, trims and clones on a
@@ -64,7 +73,7 @@ func TestAgainstSlice(t *testing.T) {
 	var want []float32
 	last := float32(1000)
 	for step := range 3000 {
-		switch op := r.IntN(20); {
+		switch op := r.IntN(21); {
 		case op < 14:
 			v := value(r, last)
 			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
@@ -74,7 +83,7 @@ func TestAgainstSlice(t *testing.T) {
 			want = append(want, v)
 		case op < 17 && len(want) > 0:
 			i, v := r.IntN(len(want)), value(r, last)
-			s.Set(i, v)
+			s.Update(i, i+1, func(int, float32) float32 { return v })
 			want[i] = v
 		case op == 17:
 			n := r.IntN(len(want)/4 + 2)
@@ -82,6 +91,19 @@ func TestAgainstSlice(t *testing.T) {
 			want = want[min(n, len(want)):]
 		case op == 18:
 			s.Trim(r.IntN(16))
+		case op == 19 && len(want) > 0:
+			from := r.IntN(len(want))
+			to := from + r.IntN(len(want)-from+1)
+			add := float32(r.IntN(9)) / 2
+			s.Update(from, to, func(i int, v float32) float32 {
+				if !sameBits(v, want[i]) {
+					t.Fatalf("step %d: Update gives value %d as %v, want %v", step, i, v, want[i])
+				}
+				return v + add
+			})
+			for i := from; i < to; i++ {
+				want[i] += add
+			}
 		default:
 			c := s.Clone()
 			c.Append(1.5) // the original must not see it
