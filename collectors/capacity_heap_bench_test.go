@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/packedsums"
 
@@ -145,7 +144,7 @@ func releaseCapacity(c *Capacity) capacityHeap {
 	var out capacityHeap
 	for _, st := range c.state {
 		for _, h := range st.hist {
-			out.candidates += len(h.peaks.v)
+			out.candidates += h.peaks.size()
 		}
 	}
 	step := func(drop func(st *capacityState)) int64 {
@@ -163,7 +162,7 @@ func releaseCapacity(c *Capacity) capacityHeap {
 	out.whatIf = step(func(st *capacityState) { st.whatIf = nil })
 	out.peaks = step(func(st *capacityState) {
 		for _, h := range st.hist {
-			h.peaks.at, h.peaks.v = nil, nil
+			h.peaks = peakSet{}
 		}
 	})
 	out.hours = step(func(st *capacityState) {
@@ -250,7 +249,7 @@ func BenchmarkCapacityLiveHeap(b *testing.B) {
 			b.ReportMetric(float64(heap.snapshot)/float64(n), "snapshot-B/table")
 			b.ReportMetric(float64(heap.rest)/series, "rest-B/series")
 			b.ReportMetric(float64(heap.candidates)/series, "candidates/series")
-			b.ReportMetric(float64(unsafe.Sizeof(uint16(0))+unsafe.Sizeof(float32(0))), "B/candidate")
+			b.ReportMetric(float64(heap.peaks)/max(float64(heap.candidates), 1), "B/candidate")
 		})
 	}
 }

@@ -27,6 +27,7 @@
 package collectors
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"time"
@@ -784,19 +785,87 @@ func rankFromTop(n int, p float64) int {
 // and at worst every minute of the window for traffic falling minute after
 // minute.
 //
-// A candidate takes 6 bytes: its minute (modulo 2^16) and its Sum. How
-// many later minutes are at least as large is not kept: sweep counts it
-// again, newest first, when minutes were pushed.
+// While minutes are pushed, a candidate takes 6 bytes: its minute (modulo
+// 2^16) and its Sum. How many later minutes are at least as large is not
+// kept: sweep counts it again, newest first, when minutes were pushed.
+// Between cycles (pruneAll) the set rests packed, about 2.6 bytes a
+// candidate: the minutes as varint gaps, the Sums as packedsums (the
+// top minutes of a series are close to each other). Reads decode it.
 type peakSet struct {
 	k int
 	// last is the minuteIndex of the latest minute pushed.
 	last int32
 	// at holds the minuteIndex of each candidate modulo 2^16 (the set
-	// spans less than 45 days), oldest first; v its Sum.
+	// spans less than 45 days), oldest first; v its Sum. Both are empty
+	// while the set is packed.
 	at []uint16
 	v  []float32
 	// fresh is how many candidates were pushed since the last sweep.
 	fresh int
+	// The packed form: the candidates' minutes, the first as its
+	// minuteIndex and each other as the gap from the one before
+	// (uvarints), and their Sums.
+	packedAt []byte
+	packedV  packedsums.Sums
+}
+
+// size returns how many candidates the set holds.
+func (p *peakSet) size() int { return len(p.v) + p.packedV.Len() }
+
+// pack puts the candidates into the packed form.
+func (p *peakSet) pack() {
+	if len(p.v) == 0 {
+		return
+	}
+	at := make([]byte, 0, 4+len(p.v)*3/2)
+	prev := int32(0)
+	p.packedV.Reset(len(p.v))
+	for i, v := range p.v {
+		m := p.minute(i)
+		at = binary.AppendUvarint(at, uint64(m-prev))
+		prev = m
+		p.packedV.Append(v)
+	}
+	p.packedV.Trim(0)
+	p.packedAt = append(at[:0:0], at...)
+	p.at, p.v = nil, nil
+}
+
+// unpack puts the candidates back into at and v, with room for more.
+func (p *peakSet) unpack() {
+	n := p.packedV.Len()
+	if n == 0 {
+		return
+	}
+	p.at, p.v = make([]uint16, 0, n+n/8+64), make([]float32, 0, n+n/8+64)
+	p.eachPacked(func(m int32, v float32) {
+		p.at, p.v = append(p.at, uint16(m)), append(p.v, v)
+	})
+	p.packedAt, p.packedV = nil, packedsums.Sums{}
+}
+
+// eachPacked calls f with the minuteIndex and Sum of each packed
+// candidate, oldest first.
+func (p *peakSet) eachPacked(f func(m int32, v float32)) {
+	c := p.packedV.CursorAt(0)
+	m, off := int32(0), 0
+	for range p.packedV.Len() {
+		gap, k := binary.Uvarint(p.packedAt[off:])
+		off += k
+		m += int32(gap)
+		f(m, c.Next())
+	}
+}
+
+// candidates returns the minuteIndex and Sum of every candidate, oldest
+// first.
+func (p *peakSet) candidates() ([]int32, []float32) {
+	ms, vs := make([]int32, 0, p.size()), make([]float32, 0, p.size())
+	p.eachPacked(func(m int32, v float32) { ms, vs = append(ms, m), append(vs, v) })
+	for i, v := range p.v {
+		ms, vs = append(ms, p.minute(i)), append(vs, v)
+	}
+	return ms, vs
 }
 
 // minute returns the minuteIndex of candidate i.
@@ -806,6 +875,7 @@ func (p *peakSet) minute(i int) int32 { return p.last - int32(uint16(p.last)-p.a
 // swept when it grew by half since the last sweep, so that it holds at most
 // half as many again as the candidates (plus 64) between two prunes.
 func (p *peakSet) push(at int32, v float32) {
+	p.unpack()
 	p.last = at
 	if !(v > 0) {
 		return
@@ -882,18 +952,15 @@ func (p *peakSet) prune(before int32) {
 }
 
 // pruneAll is prune sweeping whenever a minute was pushed since the last
-// sweep: the set is then exactly the candidates. It keeps no spare
-// capacity beyond a few candidates: it ends a cycle (settle), and the set
-// is held as it is until the next one.
+// sweep: the set is then exactly the candidates. It ends a cycle (settle):
+// the set is packed until the next one pushes.
 func (p *peakSet) pruneAll(before int32) {
 	p.pruneTo(before, p.fresh > 0)
-	if cap(p.v) > len(p.v)+8 || cap(p.at) > len(p.at)+8 {
-		p.at = append(make([]uint16, 0, len(p.at)), p.at...)
-		p.v = append(make([]float32, 0, len(p.v)), p.v...)
-	}
+	p.pack()
 }
 
 func (p *peakSet) pruneTo(before int32, sweep bool) {
+	p.unpack()
 	p.drop(sort.Search(len(p.v), func(i int) bool { return p.minute(i) >= before }))
 	if sweep {
 		p.sweep()
@@ -906,6 +973,11 @@ func (p *peakSet) pruneTo(before int32, sweep bool) {
 
 // since appends to dst the values of the candidates from minute index from.
 func (p *peakSet) since(from int32, dst []float32) []float32 {
+	p.eachPacked(func(m int32, v float32) {
+		if m >= from {
+			dst = append(dst, v)
+		}
+	})
 	i := sort.Search(len(p.v), func(i int) bool { return p.minute(i) >= from })
 	return append(dst, p.v[i:]...)
 }

@@ -119,13 +119,14 @@ func TestPeakCandidatesMinimalAndExact(t *testing.T) {
 				// The candidates: the settled minutes of the window.
 				settled := int(minuteIndex(h.fed) - minuteIndex(from))
 				least := minimalPeaks(vs[:settled], minuteIndex(from), minuteIndex(from), k)
-				if len(h.peaks.v) != len(least) {
-					t.Fatalf("%s p%v, refresh %d: %d candidates, the least set %d", name, p, cycle, len(h.peaks.v), len(least))
+				ms, cvs := h.peaks.candidates()
+				if len(ms) != len(least) {
+					t.Fatalf("%s p%v, refresh %d: %d candidates, the least set %d", name, p, cycle, len(ms), len(least))
 				}
 				for i, m := range least {
-					if h.peaks.minute(i) != m || h.peaks.v[i] != vs[m-minuteIndex(from)] {
+					if ms[i] != m || cvs[i] != vs[m-minuteIndex(from)] {
 						t.Fatalf("%s p%v, refresh %d: candidate %d is minute %d (%v), want %d (%v)", name, p, cycle, i,
-							h.peaks.minute(i), h.peaks.v[i], m, vs[m-minuteIndex(from)])
+							ms[i], cvs[i], m, vs[m-minuteIndex(from)])
 					}
 				}
 				most = max(most, len(least))
@@ -159,10 +160,7 @@ func TestPeakSetSweepKeepsWhatCountingKeeps(t *testing.T) {
 			}
 			ps.pruneAll(0)
 			least := minimalPeaks(vs, 0, 0, k)
-			got := make([]int32, len(ps.v))
-			for i := range got {
-				got[i] = ps.minute(i)
-			}
+			got, _ := ps.candidates()
 			if !sort.SliceIsSorted(got, func(a, b int) bool { return got[a] < got[b] }) || len(got) != len(least) {
 				t.Fatalf("k %d, sweep every %d: %d candidates, the least set %d", k, every, len(got), len(least))
 			}

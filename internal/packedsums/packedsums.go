@@ -1,17 +1,20 @@
 // Package packedsums holds long sequences of float32 Sums (consumed or
-// simulated capacity, one per hour) in about a quarter of the bytes of a
-// []float32, exactly: every value reads back bit for bit as it was stored.
+// simulated capacity, one per hour or per peak minute) in about half the
+// bytes of a []float32, exactly: every value reads back bit for bit as it
+// was stored.
 //
 // DynamoDB's consumed-capacity Sums are multiples of 0.5 unit (a read
 // consumes 0.5 or more units, a write 1 or more: Amazon DynamoDB Developer
 // Guide, "Read/write capacity mode") and a simulated provisioned capacity
-// is a whole number of units, so that an hour's Sum is a multiple of 0.5 and
-// the next hour's is usually close to it. A value is stored as the
-// difference, in half units, from the value before it, as a zig-zag varint
-// (1 to 3 bytes for most hours); any other value (a fraction finer than
-// 0.5, negative zero, NaN, infinities, magnitudes from 2^52) is stored as
-// its 4 bytes. Values are grouped in blocks of BlockLen, each decodable on
-// its own, so that reading a value decodes at most a block.
+// is a whole number of units, so that an hour's Sum is a multiple of 0.5
+// and the next hour's is usually close to it. Values are grouped in blocks
+// of BlockLen, each decodable on its own, so that reading a value decodes
+// at most a block. A block starts with its mode: deltas, each value the
+// difference in half units from the one before it as a zig-zag varint (1
+// to 3 bytes for most hours), or raw, each value its 4 bytes. A block
+// turns raw when a value is not a multiple of 0.5 (or is negative zero,
+// NaN, infinite, or from 2^52 in magnitude), so that values of any kind
+// cost at most 4 bytes and a byte a block.
 package packedsums
 
 import (
@@ -22,6 +25,12 @@ import (
 // BlockLen is how many values a block holds.
 const BlockLen = 64
 
+// The mode byte that starts each block.
+const (
+	modeDeltas byte = iota
+	modeRaw
+)
+
 // Sums is a sequence of float32 values. The zero value is empty and ready
 // to use. A Sums is not safe for concurrent modification.
 type Sums struct {
@@ -30,7 +39,7 @@ type Sums struct {
 	n, skip int
 	buf     []byte   // the blocks, one after the other
 	offs    []uint32 // offs[b]: where block b starts in buf
-	prev    int64    // the last value appended, in half units, when it was one
+	prev    int64    // the last value appended, in half units (deltas mode)
 }
 
 // Len returns how many values s holds.
@@ -42,44 +51,47 @@ func (s *Sums) Bytes() int { return cap(s.buf) + 4*cap(s.offs) }
 // halfUnits returns v in half units, and whether v is exactly that.
 func halfUnits(v float32) (int64, bool) {
 	d := float64(v) * 2
-	if d != math.Trunc(d) || math.Abs(d) >= 1<<53 || (v == 0 && math.Signbit(float64(v))) {
-		return 0, false // also NaN and ±Inf, whose Trunc is not equal or whose Abs is too big
+	// NaN fails the first test, ±Inf the second.
+	if d != math.Trunc(d) || math.Abs(d) >= 1<<52 || (v == 0 && math.Signbit(float64(v))) {
+		return 0, false
 	}
 	return int64(d), true
 }
 
-// appendValue encodes v after a value of prev half units, and returns the
-// new prev.
-func appendValue(buf []byte, prev int64, v float32) ([]byte, int64) {
-	if q, ok := halfUnits(v); ok {
-		d := q - prev
-		zz := uint64(d<<1) ^ uint64(d>>63)
-		return binary.AppendUvarint(buf, zz<<1), q
-	}
-	buf = binary.AppendUvarint(buf, 1)
-	return binary.LittleEndian.AppendUint32(buf, math.Float32bits(v)), prev
-}
-
-// decodeValue decodes the value at buf[i:] after a value of prev half
-// units, and returns it, the new prev and the offset after it.
-func decodeValue(buf []byte, i int, prev int64) (float32, int64, int) {
-	x, k := binary.Uvarint(buf[i:])
-	i += k
-	if x&1 == 1 {
-		return math.Float32frombits(binary.LittleEndian.Uint32(buf[i:])), prev, i + 4
-	}
-	zz := x >> 1
-	q := prev + (int64(zz>>1) ^ -int64(zz&1))
-	return float32(float64(q) / 2), q, i
+func appendRaw(buf []byte, v float32) []byte {
+	return binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
 }
 
 // Append adds v at the end.
 func (s *Sums) Append(v float32) {
 	if s.n%BlockLen == 0 {
 		s.offs = append(s.offs, uint32(len(s.buf)))
+		s.buf = append(s.buf, modeDeltas)
 		s.prev = 0
 	}
-	s.buf, s.prev = appendValue(s.buf, s.prev, v)
+	start := int(s.offs[len(s.offs)-1])
+	if s.buf[start] == modeRaw {
+		s.buf = appendRaw(s.buf, v)
+		s.n++
+		return
+	}
+	if q, ok := halfUnits(v); ok {
+		d := q - s.prev
+		s.buf = binary.AppendUvarint(s.buf, uint64(d<<1)^uint64(d>>63))
+		s.prev = q
+		s.n++
+		return
+	}
+	// The block turns raw: its values so far are written again as such.
+	held := make([]float32, 0, BlockLen)
+	for c := (Cursor{s: s, i: s.n - s.n%BlockLen}); c.i < s.n; {
+		held = append(held, c.Next())
+	}
+	s.buf = append(s.buf[:start], modeRaw)
+	for _, x := range held {
+		s.buf = appendRaw(s.buf, x)
+	}
+	s.buf = appendRaw(s.buf, v)
 	s.n++
 }
 
@@ -88,28 +100,16 @@ func (s *Sums) At(i int) float32 {
 	if i < 0 || i >= s.Len() {
 		panic("packedsums: index out of range")
 	}
-	i += s.skip
-	b := i / BlockLen
-	off, prev := int(s.offs[b]), int64(0)
-	var v float32
-	for range i%BlockLen + 1 {
-		v, prev, off = decodeValue(s.buf, off, prev)
-	}
-	return v
+	c := s.CursorAt(i)
+	return c.Next()
 }
 
 // Range calls f with each value of [from, to) in order, and its index.
 func (s *Sums) Range(from, to int, f func(i int, v float32)) {
-	from, to = max(from, 0)+s.skip, min(to, s.Len())+s.skip
-	for b := from / BlockLen; b*BlockLen < to; b++ {
-		off, prev := int(s.offs[b]), int64(0)
-		var v float32
-		for i := b * BlockLen; i < min(to, (b+1)*BlockLen); i++ {
-			v, prev, off = decodeValue(s.buf, off, prev)
-			if i >= from {
-				f(i-s.skip, v)
-			}
-		}
+	to = min(to, s.Len())
+	for c := s.CursorAt(from); c.Index() < to; {
+		i := c.Index()
+		f(i, c.Next())
 	}
 }
 
@@ -177,6 +177,7 @@ type Cursor struct {
 	s    *Sums
 	i    int // encoded index of the next value
 	off  int
+	raw  bool
 	prev int64
 }
 
@@ -199,13 +200,22 @@ func (c *Cursor) Next() float32 {
 	if c.i >= c.s.n {
 		panic("packedsums: cursor beyond the values")
 	}
+	buf := c.s.buf
 	if c.i%BlockLen == 0 {
-		c.off, c.prev = int(c.s.offs[c.i/BlockLen]), 0
+		c.off = int(c.s.offs[c.i/BlockLen])
+		c.raw, c.prev = buf[c.off] == modeRaw, 0
+		c.off++
 	}
-	var v float32
-	v, c.prev, c.off = decodeValue(c.s.buf, c.off, c.prev)
 	c.i++
-	return v
+	if c.raw {
+		v := math.Float32frombits(binary.LittleEndian.Uint32(buf[c.off:]))
+		c.off += 4
+		return v
+	}
+	zz, k := binary.Uvarint(buf[c.off:])
+	c.off += k
+	c.prev += int64(zz>>1) ^ -int64(zz&1)
+	return float32(float64(c.prev) / 2)
 }
 
 // Update replaces each value i of [from, to) with f(i, value), re-encoding

@@ -1,6 +1,7 @@
 package packedsums
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,8 +10,11 @@ import (
 // value draws a value of the kinds the package must keep exactly: half
 // units near the last one (the common case), far jumps, fractions finer
 // than a half, negative zero, NaN, infinities and huge magnitudes.
-func value(r *rand.Rand, last float32) float32 {
-	switch r.IntN(12) {
+func value(r *rand.Rand, last float32, odd int) float32 {
+	if r.IntN(odd) != 0 {
+		return last + float32(r.IntN(41)-20)/2
+	}
+	switch r.IntN(6) {
 	case 0:
 		return float32(r.Float64() * 1000) // a fraction
 	case 1:
@@ -21,10 +25,8 @@ func value(r *rand.Rand, last float32) float32 {
 		return float32(math.Inf(1 - 2*r.IntN(2)))
 	case 4:
 		return float32(r.NormFloat64() * 1e20)
-	case 5:
-		return float32(r.IntN(1 << 25)) // beyond float32's exact integers
 	default:
-		return last + float32(r.IntN(41)-20)/2
+		return float32(r.IntN(1 << 25)) // beyond float32's exact integers
 	}
 }
 
@@ -65,24 +67,32 @@ func check(t *testing.T, step int, s *Sums, want []float32) {
 	}
 }
 
-// TestAgainstSlice runs random appends, sets, drops, trims and clones on a
-// Sums and on a []float32 and compares every value bit for bit.
+// TestAgainstSlice runs random appends, updates, drops, trims and clones
+// on a Sums and on a []float32 and compares every value bit for bit, with
+// values of other kinds than half units often (most blocks raw) and
+// rarely (most blocks deltas, some turning raw).
 func TestAgainstSlice(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+	for _, odd := range []int{2, 300} {
+		t.Run(fmt.Sprintf("1_in_%d_odd", odd), func(t *testing.T) { againstSlice(t, odd) })
+	}
+}
+
+func againstSlice(t *testing.T, odd int) {
+	r := rand.New(rand.NewPCG(1, uint64(odd)))
 	var s Sums
 	var want []float32
 	last := float32(1000)
 	for step := range 3000 {
 		switch op := r.IntN(21); {
 		case op < 14:
-			v := value(r, last)
+			v := value(r, last, odd)
 			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
 				last = v
 			}
 			s.Append(v)
 			want = append(want, v)
 		case op < 17 && len(want) > 0:
-			i, v := r.IntN(len(want)), value(r, last)
+			i, v := r.IntN(len(want)), value(r, last, odd)
 			s.Update(i, i+1, func(int, float32) float32 { return v })
 			want[i] = v
 		case op == 17:
@@ -126,6 +136,20 @@ func TestSize(t *testing.T) {
 	s.Trim(0)
 	if got, limit := s.Bytes(), 2160*2; got > limit {
 		t.Errorf("2,160 close half-unit values take %d bytes, want at most %d", got, limit)
+	}
+}
+
+// TestSizeOfOtherValues: values that are not half units cost their 4
+// bytes and a byte a block, not more.
+func TestSizeOfOtherValues(t *testing.T) {
+	var s Sums
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2160 {
+		s.Append(float32(r.Float64() * 1e4))
+	}
+	s.Trim(0)
+	if got, limit := s.Bytes(), 2160*4+2*(2160/BlockLen+1)*5; got > limit {
+		t.Errorf("2,160 fractional values take %d bytes, want at most %d", got, limit)
 	}
 }
 
