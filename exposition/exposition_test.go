@@ -3,12 +3,14 @@ package exposition
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -212,11 +214,22 @@ var textFormats = []struct{ name, accept string }{
 }
 
 // The cached exposition serves what promhttp serves over the full
-// registry, in every format, identity and gzip.
+// registry, in every format, identity and gzip: identity bodies held as
+// they are sent, and, above the plain limit, inflated from the compressed
+// encoding, the only one then held.
 func TestExpositionMatchesFullGather(t *testing.T) {
+	for _, limit := range []int{PlainSeriesLimit, 0} {
+		t.Run(fmt.Sprintf("plain_limit_%d", limit), func(t *testing.T) {
+			matchesFullGather(t, limit)
+		})
+	}
+}
+
+func matchesFullGather(t *testing.T, limit int) {
 	c := &snapshotter{}
 	c.publish(3)
 	x, reg := newTestExposition(t, c, &selfMetrics{})
+	x.plainLimit = limit
 	full := promhttpOver(reg)
 	// Twice: from the generation the first scrape builds, and from one
 	// the background worker builds after a publish.
@@ -236,6 +249,9 @@ func TestExpositionMatchesFullGather(t *testing.T) {
 					t.Errorf("%s %q: Content-Encoding %q, promhttp %q", f.name, enc, g, w)
 				}
 				gb, wb := body(t, got), body(t, want)
+				if n := got.Header.Get("Content-Length"); got.Header.Get("Content-Encoding") == "" && n != strconv.Itoa(len(gb)) {
+					t.Errorf("%s %q: Content-Length %s for a body of %d bytes", f.name, enc, n, len(gb))
+				}
 				if g, w := stable(gb), stable(wb); !slices.Equal(g, w) {
 					t.Errorf("%s %q: lines differ from promhttp's\n got %q\nwant %q", f.name, enc, g, w)
 				}
@@ -269,6 +285,18 @@ func TestExpositionMatchesFullGather(t *testing.T) {
 			if g, w := names(get(t, x, protoAccept, enc)), names(get(t, full, protoAccept, enc)); !slices.Equal(g, w) || len(g) == 0 {
 				t.Errorf("protobuf %q: families differ from promhttp's\n got %q\nwant %q", enc, g, w)
 			}
+		}
+	}
+	// Below the limit every format scraped is held in both encodings;
+	// above it, compressed only.
+	for _, p := range x.ready.Load().parts {
+		for k := range p.enc {
+			if !k.gzip && limit == 0 {
+				t.Errorf("%s held uncompressed above the plain limit", k.format)
+			}
+		}
+		if limit > 0 && len(p.enc) != 2*4 {
+			t.Errorf("%d encodings held below the plain limit, want 8 (4 formats, both encodings)", len(p.enc))
 		}
 	}
 	// A filter on names goes to promhttp.

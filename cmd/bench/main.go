@@ -197,6 +197,7 @@ var formats = []format{
 
 type latency struct {
 	format      string
+	gzip        bool
 	median, p99 time.Duration
 	bytes       int
 }
@@ -610,7 +611,7 @@ func burst(url string, f format, c, k int) (latency, error) {
 		}()
 	}
 	var ds []time.Duration
-	l := latency{format: f.name}
+	l := latency{format: f.name, gzip: f.gzip}
 	var firstErr error
 	for range c * k {
 		o := <-ch

@@ -19,14 +19,29 @@ import (
 // 100): RSS steady ≤ 100 MiB and peak ≤ 128 MiB at 1,000 tables, ≤ 40 and
 // ≤ 64 MiB up to 100 tables; the peak is the first history fetch's or the
 // scrape bursts'. They replace issue 13's 200 and 300 MiB.
+//
+// Latency (issue 24): issue 13's targets for every format with 10
+// concurrent readers hold up to 100 tables; at 1,000 tables only for gzip
+// (what Prometheus asks for): the uncompressed formats' target there is
+// withdrawn (it measured loopback copies of 18 to 24 MB bodies on 2
+// shared cores), and above exposition.PlainSeriesLimit series their bodies
+// are inflated from the compressed encoding on each scrape instead of held.
 var targets = []target{
-	{name: "/metrics median, every format", unit: "ms", max: 10,
+	{name: "/metrics median, every format", unit: "ms", max: 10, upTo: 100,
 		value: func(r result) (float64, string) {
-			return worstLatency(r, func(l latency) time.Duration { return l.median })
+			return worstLatency(r, false, func(l latency) time.Duration { return l.median })
 		}},
-	{name: "/metrics p99, every format", unit: "ms", max: 50,
+	{name: "/metrics p99, every format", unit: "ms", max: 50, upTo: 100,
 		value: func(r result) (float64, string) {
-			return worstLatency(r, func(l latency) time.Duration { return l.p99 })
+			return worstLatency(r, false, func(l latency) time.Duration { return l.p99 })
+		}},
+	{name: "/metrics median, gzip", unit: "ms", max: 10,
+		value: func(r result) (float64, string) {
+			return worstLatency(r, true, func(l latency) time.Duration { return l.median })
+		}},
+	{name: "/metrics p99, gzip", unit: "ms", max: 50,
+		value: func(r result) (float64, string) {
+			return worstLatency(r, true, func(l latency) time.Duration { return l.p99 })
 		}},
 	{name: "RSS in steady state", unit: "MiB", max: 100,
 		value: func(r result) (float64, string) { return mibf(r.rssSteady), "" }},
@@ -122,9 +137,12 @@ func misses(vs []verdict) []verdict {
 
 // worstLatency returns the highest latency of any format, in milliseconds,
 // and the format it was measured for.
-func worstLatency(r result, of func(latency) time.Duration) (float64, string) {
+func worstLatency(r result, gzipOnly bool, of func(latency) time.Duration) (float64, string) {
 	worst, name := -1.0, ""
 	for _, l := range r.lat {
+		if gzipOnly && !l.gzip {
+			continue
+		}
 		if v := msf(of(l)); v > worst {
 			worst, name = v, l.format
 		}
