@@ -642,10 +642,21 @@ func (w *whatIf) advance(read, write *history, to time.Time) {
 	if !from.Before(to) {
 		return
 	}
-	rs, ws := read.perMinute(from, to), write.perMinute(from, to)
-	m := minuteIndex(from)
-	for i := range rs {
-		w.step(m+int32(i), rs[i], ws[i])
+	// A day at a time: the first run simulates 31 days, whose minutes
+	// would take 700 KB at once. Chunks end on whole hours, which no tier
+	// spreads a Sum across, so that every minute reads as it would in one
+	// piece.
+	for from.Before(to) {
+		end := from.Truncate(time.Hour).Add(24 * time.Hour)
+		if end.After(to) {
+			end = to
+		}
+		rs, ws := read.perMinute(from, end), write.perMinute(from, end)
+		m := minuteIndex(from)
+		for i := range rs {
+			w.step(m+int32(i), rs[i], ws[i])
+		}
+		from = end
 	}
 }
 

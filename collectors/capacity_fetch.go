@@ -136,6 +136,15 @@ type queryResult struct {
 // representable in nanoseconds); a point without a value (fewer values
 // than timestamps) is dropped, as the consumers do.
 func (r *queryResult) add(w fetchWindow, ts []time.Time, vs []float64) {
+	// Room for this page's points at once: grown by appending, a result
+	// of a 100,800-point request would leave up to twice its size behind.
+	n := 0
+	for i, at := range ts {
+		if i < len(vs) && !at.Before(w.start) && at.Before(w.end) {
+			n++
+		}
+	}
+	r.ns, r.v = slices.Grow(r.ns, n), slices.Grow(r.v, n)
 	for i, at := range ts {
 		if i < len(vs) && !at.Before(w.start) && at.Before(w.end) {
 			r.ns = append(r.ns, at.UnixNano())
