@@ -27,8 +27,8 @@ func TestMinuteReadsActAsAMap(t *testing.T) {
 		t.Errorf("%d minutes held, want 12", len(r))
 	}
 	kept := r.from(t0.Add(7 * time.Minute))
-	if len(kept) != 5 || cap(kept) != 5 || kept[0].t != t0.Add(7*time.Minute) {
-		t.Errorf("from minute 7: %d minutes (room for %d), first %v; want 5 from minute 7", len(kept), cap(kept), kept[0].t)
+	if len(kept) != 5 || cap(kept) != 5 || !kept[0].t.time().Equal(t0.Add(7*time.Minute)) {
+		t.Errorf("from minute 7: %d minutes (room for %d), first %v; want 5 from minute 7", len(kept), cap(kept), kept[0].t.time())
 	}
 	if _, had := kept.get(t0.Add(6 * time.Minute)); had {
 		t.Error("minute 6 kept")
