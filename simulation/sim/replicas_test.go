@@ -301,3 +301,31 @@ func (r *rig) ttlDeleted(from, to time.Time) float64 {
 	}
 	return s
 }
+
+// TestGlobalTableLaggingReplicatesTTLDeletes: in the built-in scenario the
+// replica consumes the source's accepted writes plus 3 units per TTL
+// deletion of the source.
+func TestGlobalTableLaggingReplicatesTTLDeletes(t *testing.T) {
+	r := newRig(t, builtin(t, "global-table-lagging"))
+	from, to := t0.Add(-4*time.Hour), t0.Add(-time.Hour)
+	sum := func(region, name string) float64 {
+		var s float64
+		for _, dp := range r.eng.Datapoints(region, awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: name, Dimensions: []awssim.Dimension{{Name: "TableName", Value: "carts-global"}}}, from, to) {
+			s += dp.Sum
+		}
+		return s
+	}
+	var deleted float64
+	for _, dp := range r.srv.Metrics().Datapoints("us-east-1", awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "TimeToLiveDeletedItemCount",
+		Dimensions: []awssim.Dimension{{Name: "TableName", Value: "carts-global"}}}, from, to) {
+		deleted += dp.Sum
+	}
+	if math.Abs(deleted-2*180) > 20 {
+		t.Fatalf("%v TTL deletions in us-east-1 in 3 hours, want about 360", deleted)
+	}
+	east, west := sum("us-east-1", "ConsumedWriteCapacityUnits"), sum("eu-west-1", "ConsumedWriteCapacityUnits")
+	// Each minute's datapoint is rounded down to half a unit.
+	if extra := west - east; math.Abs(extra-3*deleted) > 0.5*180 {
+		t.Errorf("eu-west-1 consumed %v write units, us-east-1 %v: %v more, want %v (3 units per deletion)", west, east, extra, 3*deleted)
+	}
+}
