@@ -38,6 +38,12 @@ import (
 //     for DynamoDB global tables": replica tables "get a replicated write"
 //     of each write, TTL deletes included, and "incur replicated write unit
 //     costs").
+//   - A TTL deletion is free in the region where the item expired (no
+//     write units there: "The delete operation is performed without
+//     consuming write units on the source table", same page) and is a
+//     replicated write in every other replica: the server counts it in
+//     TimeToLiveDeletedItemCount of its own region only (ttl_sweep.go) and
+//     package sim charges the replicas.
 //   - ReplicationLatency is published in the region a write was made, per
 //     (TableName, ReceivingRegion), in milliseconds, for every source and
 //     destination pair (AWS, "Monitoring global tables"; DynamoDB Metrics

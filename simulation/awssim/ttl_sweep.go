@@ -221,6 +221,22 @@ func (s *Server) SweepTTL(region string) int {
 	return before - s.regionItemCount(region)
 }
 
+// SweepTTLUntil applies the TTL deletions of one table that fell due by at
+// (by the server clock, if earlier), each counted in
+// TimeToLiveDeletedItemCount at its due minute. A simulation that writes
+// its past in time order calls it once it has written up to at, to read the
+// deletions of the minutes before at (package sim: the replicated deletes
+// of a global table). A table the region does not hold is ignored.
+func (s *Server) SweepTTLUntil(region, table string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.regions[region]
+	if r == nil || r.tables[table] == nil {
+		return
+	}
+	s.settleTable(region, r.tables[table], minTime(at.UTC(), s.now()))
+}
+
 // regionItemCount is the number of stored items in region. s.mu must be
 // held.
 func (s *Server) regionItemCount(region string) int {

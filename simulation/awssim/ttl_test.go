@@ -3,6 +3,7 @@ package awssim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +214,51 @@ func TestTTLDeletionDelayJitterAndEnabling(t *testing.T) {
 	}
 	if tbl, _ := s.Table("us-east-1", "jittery"); !strings.EqualFold(tbl.TTL.Status, TTLEnabled) || !tbl.TTL.LastModified.Equal(enabledAt) {
 		t.Fatalf("table TTL %+v", tbl.TTL)
+	}
+}
+
+// TestSweepTTLUntil: the deletions of one table due by a time are applied
+// and counted at their due minutes, none later than the server clock, and
+// a table the region does not hold is ignored.
+func TestSweepTTLUntil(t *testing.T) {
+	tb := compositeTable
+	tb.Name = "swept"
+	tb.TTL = TimeToLive{Status: TTLEnabled, AttributeName: "expires_at"}
+	tb.TTLDeletionDelay = -1 // deleted as soon as expired
+	s, clk, _ := dataServer(t, tb)
+	var load []map[string]types.AttributeValue
+	for i := range 4 {
+		// Expiring at t0+10m, +20m, +30m and +40m.
+		load = append(load, map[string]types.AttributeValue{"pk": sv(fmt.Sprint("k", i)), "sk": nv("1"), "expires_at": nv(fmt.Sprint(t0.Add(time.Duration(i+1) * 10 * time.Minute).Unix()))})
+	}
+	if err := s.PutItems("us-east-1", "swept", load); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(t0.Add(35 * time.Minute))
+	// The deletions counted so far (reading the items would settle the
+	// table up to the clock).
+	counted := func() []time.Time {
+		var at []time.Time
+		for _, dp := range s.Metrics().Datapoints("us-east-1", Metric{Namespace: NamespaceDynamoDB, Name: "TimeToLiveDeletedItemCount", Dimensions: []Dimension{{"TableName", "swept"}}}, t0, t0.Add(time.Hour)) {
+			for range int(dp.Sum) {
+				at = append(at, dp.Time)
+			}
+		}
+		slices.SortFunc(at, time.Time.Compare)
+		return at
+	}
+	s.SweepTTLUntil("us-east-1", "swept", t0.Add(25*time.Minute))
+	s.SweepTTLUntil("us-east-1", "absent", t0.Add(25*time.Minute))
+	s.SweepTTLUntil("ap-south-1", "swept", t0.Add(25*time.Minute))
+	if got, want := counted(), []time.Time{t0.Add(10 * time.Minute), t0.Add(20 * time.Minute)}; !slices.Equal(got, want) {
+		t.Fatalf("sweeping to +25m deleted at %v, want %v", got, want)
+	}
+	// Beyond the server clock (+35m): only the third falls due.
+	s.SweepTTLUntil("us-east-1", "swept", t0.Add(time.Hour))
+	if got, want := counted(), []time.Time{t0.Add(10 * time.Minute), t0.Add(20 * time.Minute), t0.Add(30 * time.Minute)}; !slices.Equal(got, want) {
+		t.Fatalf("sweeping past the clock deleted at %v, want %v", got, want)
+	}
+	if items, err := s.Items("us-east-1", "swept"); err != nil || len(items) != 1 {
+		t.Fatalf("%d items left (%v), want 1", len(items), err)
 	}
 }

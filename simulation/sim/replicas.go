@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/simulation/awssim"
 )
@@ -22,12 +23,29 @@ import (
 //     replica), and each replica follows when the server applied it; a
 //     switch made through the API in any region reaches the others through
 //     the server (tableSim.sync);
+//   - every TTL deletion of the source in a minute is a replicated delete
+//     in each replica in that minute, of ceil(size/1 KB) write units for an
+//     item of the source's TTL item size: "The delete operation is
+//     performed without consuming write units on the source table, but the
+//     replica tables will get a replicated write of that delete operation
+//     and will incur replicated write unit costs" (AWS, DynamoDB Developer
+//     Guide, "Throughput capacity planning for DynamoDB global tables"),
+//     and a write unit is one write of up to 1 KB (rounded up) ("DynamoDB
+//     throughput capacity", write capacity units). It consumes the
+//     replica's table write capacity, shows in its
+//     ConsumedWriteCapacityUnits and is throttled like any write; it
+//     writes no GSI of the replica: the TTL items the simulator stores
+//     carry only the key, the padding and the TTL attribute, none of a
+//     GSI's key attributes, so they are in no GSI ("For any item in a
+//     table, DynamoDB writes a corresponding index entry only if the index
+//     sort key value is present in the item", Developer Guide, "Take
+//     advantage of sparse indexes"), and deleting them writes no index;
 //   - ReplicationLatency is published in the source's region with the
 //     dimensions TableName and ReceivingRegion, in milliseconds, in every
 //     minute the source wrote, from the replica's latency profile.
 //
 // A replica has no TTL items, no PITR setting and no system errors of its
-// own: it carries the replicated writes and its own reads.
+// own: it carries the replicated writes and deletes, and its own reads.
 
 // replicaSpec is the TableSpec a replica of src in r's region is simulated
 // with: src's settings and GSIs (no index build), r's reads shaped like
@@ -69,6 +87,7 @@ func (e *Engine) newReplicaSims(t *tableSim) []*tableSim {
 		all = append(all, awssim.Replica{RegionName: r.Region, Status: r.Status})
 	}
 	t.peers = peersOf(spec.Region, all)
+	t.ttlUnits = ttlDeleteUnits(spec, minuteTime(e.start))
 	var out []*tableSim
 	for i := range spec.Replicas {
 		r := &spec.Replicas[i]
@@ -79,6 +98,66 @@ func (e *Engine) newReplicaSims(t *tableSim) []*tableSim {
 		out = append(out, rs)
 	}
 	return out
+}
+
+// ttlDeleteUnits is the write units a replicated delete of one of spec's
+// TTL items consumes: one per KB of the item, rounded up (0 without TTL).
+// The items of a table differ only in a few bytes of key and TTL value;
+// they are sized like the first item of the first population.
+func ttlDeleteUnits(spec *TableSpec, at time.Time) float64 {
+	tt := spec.TTL
+	if tt == nil {
+		return 0
+	}
+	size, err := awssim.ItemSize(ttlItem("pop0-000000", tt.Attribute, ClassSeconds, at, padding(tt.ItemSize)))
+	if err != nil {
+		return 0
+	}
+	return math.Ceil(float64(size) / 1024)
+}
+
+// sweepForReplicas applies the source's TTL deletions due before minute b,
+// so that its replicas read them (replicatedDeletes): the server applies
+// them lazily otherwise.
+func (t *tableSim) sweepForReplicas(b int64) {
+	if len(t.replicas) > 0 && t.ttlUnits > 0 && !t.deleted {
+		t.e.srv.SweepTTLUntil(t.region, t.name, minuteTime(b))
+	}
+}
+
+// replicatedDeletes fills t.dbuf with the replicated delete demand of
+// minutes [a, b) (units per second): the source's TimeToLiveDeletedItemCount
+// in each minute times its units per item.
+func (t *tableSim) replicatedDeletes(a, b int64) {
+	t.dbuf, t.dfrom = t.dbuf[:0], a
+	s := t.source
+	if s.ttlUnits == 0 {
+		return
+	}
+	m := awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "TimeToLiveDeletedItemCount",
+		Dimensions: []awssim.Dimension{{Name: "TableName", Value: s.name}}}
+	dps := t.e.srv.Metrics().Datapoints(s.region, m, minuteTime(a), minuteTime(b))
+	if len(dps) == 0 {
+		return
+	}
+	t.dbuf = append(t.dbuf, make([]float64, b-a)...)
+	for _, dp := range dps {
+		if i := dp.Time.Unix()/60 - a; i >= 0 && i < b-a {
+			// A whole number of units in the minute: the nudge keeps the
+			// published half-unit floor from losing one to rounding.
+			t.dbuf[i] = (dp.Sum*s.ttlUnits + 1e-9) / 60
+		}
+	}
+}
+
+// replicatedDelete is the replicated delete demand of minute m (units per
+// second).
+func (t *tableSim) replicatedDelete(m int64) float64 {
+	i := m - t.dfrom
+	if i < 0 || i >= int64(len(t.dbuf)) {
+		return 0
+	}
+	return t.dbuf[i]
 }
 
 // replicaOut is a receiving region of a source table and the latency of

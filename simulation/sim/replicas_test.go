@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -179,5 +180,152 @@ func TestGlobalTableScenarioErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
 		}
+	}
+}
+
+// ttlGlobalYAML is a global table whose source writes nothing but holds n
+// TTL items of 2,500 bytes of padding (3 write units each: the item is
+// about 2,530 bytes with its key and TTL attribute), written over the half
+// hour before -3h, expiring an hour later and deleted 10 minutes after
+// that: every deletion falls in [-2h20m, -1h50m).
+const ttlGlobalYAML = `
+history: 1d
+account: {regions: [us-east-1, eu-west-1]}
+tables:
+  - name: orders
+    billing: %s
+    capacity: {read: 5, write: 1}
+    auto_scaling:
+      write: {min: 1, max: 1}
+    traffic: {read: 1, write: 0}
+    gsis:
+      - {name: by-user, capacity: {read: 5, write: 5}, share: {read: 1, write: 1}}
+    ttl:
+      attribute: expires_at
+      deletion_delay: 10m
+      item_size: 2500
+      items:
+        - {class: seconds, count: %d, written: -3h, spread: 30m, expires_in: 1h}
+    replicas:
+      - region: eu-west-1
+        read: 1
+`
+
+// TestGlobalTableReplicatesTTLDeletes: a TTL deletion is free in the
+// source and a replicated write in the replica, of 1 unit per KB of the
+// item (rounded up), on the replica's table and not on its GSI.
+func TestGlobalTableReplicatesTTLDeletes(t *testing.T) {
+	const n, units = 300, 3
+	sc, err := LoadScenario(fmt.Appendf(nil, ttlGlobalYAML, "on_demand", n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, sc)
+	// The item size the known answer rests on: 3 units per item.
+	size, err := awssim.ItemSize(ttlItem("pop0-000000", "expires_at", ClassSeconds, t0, padding(2500)))
+	if err != nil || size <= 2*1024 || size > 3*1024 {
+		t.Fatalf("TTL item of %d bytes (%v), want between 2 and 3 KB", size, err)
+	}
+	from, to := t0.Add(-3*time.Hour), t0.Add(-time.Hour)
+	if got := r.ttlDeleted(from, to); got != n {
+		t.Fatalf("the source deleted %v items in [-3h, -1h), want %d", got, n)
+	}
+	if got := r.sumIn("us-east-1", "ConsumedWriteCapacityUnits", from, to); got != 0 {
+		t.Errorf("the source consumed %v write units: TTL deletes are free where the item expires", got)
+	}
+	if got := r.sumIn("eu-west-1", "ConsumedWriteCapacityUnits", from, to); got != n*units {
+		t.Errorf("the replica consumed %v write units, want %d replicated deletes of %d units", got, n, units)
+	}
+	// Minute by minute: each minute's units are the source's deletions
+	// times 3.
+	del := r.srv.Metrics().Datapoints("us-east-1", awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "TimeToLiveDeletedItemCount", Dimensions: []awssim.Dimension{{Name: "TableName", Value: "orders"}}}, from, to)
+	for _, dp := range del {
+		if got := r.sumIn("eu-west-1", "ConsumedWriteCapacityUnits", dp.Time, dp.Time.Add(time.Minute)); got != dp.Sum*units {
+			t.Errorf("minute %v: %v items deleted in us-east-1, %v units replicated", dp.Time, dp.Sum, got)
+		}
+	}
+	gsi := func(region string) float64 {
+		var s float64
+		for _, dp := range r.eng.Datapoints(region, awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "ConsumedWriteCapacityUnits",
+			Dimensions: []awssim.Dimension{{Name: "TableName", Value: "orders"}, {Name: "GlobalSecondaryIndexName", Value: "by-user"}}}, from, to) {
+			s += dp.Sum
+		}
+		return s
+	}
+	if got := gsi("eu-west-1"); got != 0 {
+		t.Errorf("the replica's GSI consumed %v write units: the TTL items are in no GSI", got)
+	}
+	if got := r.sumIn("eu-west-1", "WriteThrottleEvents", from, to); got != 0 {
+		t.Errorf("the on-demand replica throttled %v writes", got)
+	}
+	// Nothing outside the deletions' minutes.
+	if got := r.sumIn("eu-west-1", "ConsumedWriteCapacityUnits", t0.Add(-24*time.Hour), from); got != 0 {
+		t.Errorf("the replica consumed %v write units before any deletion", got)
+	}
+}
+
+// TestReplicatedTTLDeletesThrottled: a provisioned replica of 1 WCU
+// throttles the replicated deletes beyond its capacity and burst.
+func TestReplicatedTTLDeletesThrottled(t *testing.T) {
+	const n, units = 1200, 3 // 3,600 units over 30 minutes: 2 units/s
+	sc, err := LoadScenario(fmt.Appendf(nil, ttlGlobalYAML, "provisioned", n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, sc)
+	from, to := t0.Add(-3*time.Hour), t0.Add(-time.Hour)
+	if got := r.ttlDeleted(from, to); got != n {
+		t.Fatalf("the source deleted %v items, want %d", got, n)
+	}
+	if got := r.sumIn("us-east-1", "WriteThrottleEvents", from, to) + r.sumIn("us-east-1", "ConsumedWriteCapacityUnits", from, to); got != 0 {
+		t.Errorf("the source consumed or throttled %v write units for its TTL deletes", got)
+	}
+	consumed := r.sumIn("eu-west-1", "ConsumedWriteCapacityUnits", from, to)
+	// At most 1 unit/s over the 40 minutes the deletions and the backlog
+	// of throttled ones last, plus the 300 s burst.
+	if consumed >= n*units || consumed > 40*60+300 {
+		t.Errorf("the replica of 1 WCU consumed %v of %d units", consumed, n*units)
+	}
+	if got := r.sumIn("eu-west-1", "WriteThrottleEvents", from, to); got == 0 {
+		t.Error("the replica of 1 WCU throttled none of the replicated deletes")
+	}
+}
+
+// ttlDeleted is the TTL deletions of "orders" in us-east-1 in [from, to),
+// which the server counts itself.
+func (r *rig) ttlDeleted(from, to time.Time) float64 {
+	var s float64
+	for _, dp := range r.srv.Metrics().Datapoints("us-east-1", awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "TimeToLiveDeletedItemCount",
+		Dimensions: []awssim.Dimension{{Name: "TableName", Value: "orders"}}}, from, to) {
+		s += dp.Sum
+	}
+	return s
+}
+
+// TestGlobalTableLaggingReplicatesTTLDeletes: in the built-in scenario the
+// replica consumes the source's accepted writes plus 3 units per TTL
+// deletion of the source.
+func TestGlobalTableLaggingReplicatesTTLDeletes(t *testing.T) {
+	r := newRig(t, builtin(t, "global-table-lagging"))
+	from, to := t0.Add(-4*time.Hour), t0.Add(-time.Hour)
+	sum := func(region, name string) float64 {
+		var s float64
+		for _, dp := range r.eng.Datapoints(region, awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: name, Dimensions: []awssim.Dimension{{Name: "TableName", Value: "carts-global"}}}, from, to) {
+			s += dp.Sum
+		}
+		return s
+	}
+	var deleted float64
+	for _, dp := range r.srv.Metrics().Datapoints("us-east-1", awssim.Metric{Namespace: awssim.NamespaceDynamoDB, Name: "TimeToLiveDeletedItemCount",
+		Dimensions: []awssim.Dimension{{Name: "TableName", Value: "carts-global"}}}, from, to) {
+		deleted += dp.Sum
+	}
+	if math.Abs(deleted-2*180) > 20 {
+		t.Fatalf("%v TTL deletions in us-east-1 in 3 hours, want about 360", deleted)
+	}
+	east, west := sum("us-east-1", "ConsumedWriteCapacityUnits"), sum("eu-west-1", "ConsumedWriteCapacityUnits")
+	// Each minute's datapoint is rounded down to half a unit.
+	if extra := west - east; math.Abs(extra-3*deleted) > 0.5*180 {
+		t.Errorf("eu-west-1 consumed %v write units, us-east-1 %v: %v more, want %v (3 units per deletion)", west, east, extra, 3*deleted)
 	}
 }

@@ -129,6 +129,13 @@ type tableSim struct {
 	// minute of its current run, from minute wfrom, for its replicas.
 	wbuf  []float64
 	wfrom int64
+	// ttlUnits is the write units of a replicated delete of one of a
+	// source's TTL items (0: no TTL); dbuf holds the replicated delete
+	// demand (units per second) a replica receives in each minute of its
+	// current run, from minute dfrom.
+	ttlUnits float64
+	dbuf     []float64
+	dfrom    int64
 }
 
 type scheduledSwitch struct {
@@ -244,6 +251,9 @@ func newTableSim(e *Engine, spec *TableSpec, h0 int64) *tableSim {
 // run simulates minutes [a, b) and runs the start-of-minute actions of b.
 func (t *tableSim) run(a, b int64) {
 	t.wbuf, t.wfrom = t.wbuf[:0], a
+	if t.source != nil {
+		t.replicatedDeletes(a, b)
+	}
 	for m := a; m < b && !t.deleted; m++ {
 		t.begin(m)
 		if !t.deleted {
@@ -257,6 +267,7 @@ func (t *tableSim) run(a, b int64) {
 		t.begin(b)
 	}
 	t.flushWrites()
+	t.sweepForReplicas(b)
 }
 
 // begin runs what happens at the start of minute m: deletion, billing-mode
@@ -435,8 +446,9 @@ func errorCode(err error) string {
 // step simulates minute m.
 func (t *tableSim) step(m int64) {
 	d := t.gen.at(m)
+	var deletes float64 // replicated TTL deletes: they write no GSI (replicas.go)
 	if t.source != nil {
-		d.write = t.replicatedWrite(m)
+		d.write, deletes = t.replicatedWrite(m), t.replicatedDelete(m)
 	}
 	quota := t.e.sc.Account.TableQuota
 	quotas := [2]float64{quota.Read, quota.Write}
@@ -444,13 +456,19 @@ func (t *tableSim) step(m int64) {
 	// The table first: its GSIs read their share of the table's read
 	// demand and write their share of the writes it accepted.
 	tab := t.ents[0]
-	for dir, dem := range [2]float64{d.read, d.write} {
+	for dir, dem := range [2]float64{d.read, d.write + deletes} {
 		outs[0][dir] = tab.dirs[dir].serve(dem, d.hot, tab.partitions, t.onDemand, quotas[dir])
 	}
 	accepted := outs[0][1].consumed
+	// indexed is the accepted writes that write the GSIs: the writes'
+	// share of what the table accepted.
+	indexed := accepted
+	if deletes > 0 {
+		indexed = accepted * d.write / (d.write + deletes)
+	}
 	var rejected float64
 	for i, en := range t.ents[1:] {
-		rd, wd := d.read*en.share.Read, accepted*en.share.Write
+		rd, wd := d.read*en.share.Read, indexed*en.share.Write
 		for dir, dem := range [2]float64{rd, wd} {
 			outs[i+1][dir] = en.dirs[dir].serve(dem, en.hot, en.partitions, t.onDemand, quotas[dir])
 		}
@@ -472,7 +490,7 @@ func (t *tableSim) step(m int64) {
 	// A refused write is throttled on the base table (WriteThrottleEvents
 	// and ThrottledRequests, no cause metric of its own: the cause is the
 	// GSI's) and consumes nothing on the table or any GSI.
-	rejected = math.Min(rejected, accepted)
+	rejected = math.Min(rejected, indexed)
 	written := accepted - rejected
 	if len(t.replicas) > 0 {
 		t.wbuf = append(t.wbuf, written)
@@ -489,7 +507,7 @@ func (t *tableSim) step(m int64) {
 				if i == 0 {
 					out.consumed = written
 				} else {
-					out.consumed = math.Min(out.consumed, written*en.share.Write)
+					out.consumed = math.Min(out.consumed, (indexed-rejected)*en.share.Write)
 				}
 			}
 			s.settle(out.consumed, served-out.consumed, t.onDemand)
