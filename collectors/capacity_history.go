@@ -10,20 +10,21 @@
 //     the on-demand cost and the charts read; of the hours only the weekly
 //     baselines read (before Capacity.splitFrom), a table's or GSI's read
 //     series holds the Sum of reads and writes, its write series nothing
-//     (mergeHours);
+//     (mergeHours); packed (internal/packedsums), about 2 bytes an hour;
 //   - the minutes of the current hour and the last lateDataOverlap minutes
 //     as fetched (CloudWatch may still revise them);
 //   - the 1-minute Sums that can still be the peak of the peak-to-average
 //     figure (peakSet): exact, the least set that keeps it so, about k per
 //     day of the week for a daily cycle (700 to 1,000 of the 10,080
-//     minutes at the 99th percentile), 6 bytes each.
+//     minutes at the 99th percentile), 6 bytes each while a cycle pushes
+//     minutes, about 2.9 packed between cycles.
 //
 // A window boundary inside an older hour reads that hour's Sum spread evenly
 // over its minutes, as the 5-minute and hourly tiers always did. The
 // auto-scaling what-if advances its own simulation state with the minutes
-// as they settle (whatIf, capacity_cost.go). About 10.5 KB per series for 90
-// days (hourly Sums and peak candidates: BenchmarkCapacityLiveHeap) instead
-// of about 145 KB.
+// as they settle (whatIf, capacity_cost.go). About 6.7 KB per series for 90
+// days (hourly Sums and peak candidates: BenchmarkCapacityLiveHeap; 10.5 KB
+// before they were packed) instead of about 145 KB.
 package collectors
 
 import (
