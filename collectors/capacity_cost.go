@@ -273,13 +273,10 @@ func (r *simRecord) eachHourWith(c *packedsums.Cursor, from int, f func(i int, u
 		return
 	}
 	from = max(from, 0)
-	if c == nil || c.Index() > from || from-c.Index() > packedsums.BlockLen {
-		own := r.units.CursorAt(from)
-		c = &own
+	if c == nil {
+		c = new(packedsums.Cursor)
 	}
-	for c.Index() < from {
-		c.Next()
-	}
+	r.units.Seek(c, from)
 	for c.Index() < r.units.Len() {
 		// The hour f stops at is not consumed: the next call starts there.
 		next := *c

@@ -601,18 +601,12 @@ func minuteIndex(t time.Time) int32 { return int32(t.Unix() / 60) }
 // order: each packed Sum is decoded once.
 func (h *history) hourReader() func(at time.Time) float64 {
 	var c packedsums.Cursor
-	positioned := false
 	return func(at time.Time) float64 {
 		i := int(at.Sub(h.h0) / time.Hour)
 		if at.Before(h.h0) || i >= h.hours.Len() {
 			return 0
 		}
-		if !positioned || c.Index() > i || i-c.Index() > packedsums.BlockLen {
-			c, positioned = h.hours.CursorAt(i), true
-		}
-		for c.Index() < i {
-			c.Next()
-		}
+		h.hours.Seek(&c, i)
 		return float64(c.Next())
 	}
 }

@@ -104,21 +104,6 @@ func (s *Sums) At(i int) float32 {
 	return c.Next()
 }
 
-// Range calls f with each value of [from, to) in order, and its index.
-func (s *Sums) Range(from, to int, f func(i int, v float32)) {
-	to = min(to, s.Len())
-	for c := s.CursorAt(from); c.Index() < to; {
-		i := c.Index()
-		f(i, c.Next())
-	}
-}
-
-// Values appends the values of [from, to) to dst.
-func (s *Sums) Values(dst []float32, from, to int) []float32 {
-	s.Range(from, to, func(_ int, v float32) { dst = append(dst, v) })
-	return dst
-}
-
 // DropFront removes the first n values (all of them when n ≥ Len): the
 // blocks they fill are cut off, nothing is re-encoded, and the values
 // dropped at the front of the first block left stay until it goes.
@@ -190,6 +175,19 @@ func (s *Sums) CursorAt(i int) Cursor {
 		c.Next()
 	}
 	return c
+}
+
+// Seek makes c, a cursor of s or the zero Cursor, return value i next
+// (0 ≤ i ≤ Len): it reads on when c is at most a block before i, and starts
+// again from i's block otherwise, so that a reader asking for values in
+// increasing order decodes each about once.
+func (s *Sums) Seek(c *Cursor, i int) {
+	if c.s != s || c.Index() > i || i-c.Index() > BlockLen {
+		*c = s.CursorAt(i)
+	}
+	for c.Index() < i {
+		c.Next()
+	}
 }
 
 // Index returns the index of the value Next returns.

@@ -46,14 +46,16 @@ func check(t *testing.T, step int, s *Sums, want []float32) {
 		return
 	}
 	from := len(want) / 3
-	to := from + (len(want)-from)/2 + 1
-	got := s.Values(nil, from, to)
-	if len(got) != to-from {
-		t.Fatalf("step %d: Values(%d, %d) has %d values", step, from, to, len(got))
-	}
-	for i, g := range got {
-		if !sameBits(g, want[from+i]) {
-			t.Fatalf("step %d: Values(%d, %d)[%d] = %v, want %v", step, from, to, i, g, want[from+i])
+	// Seek from a zero cursor, then a little ahead, then back, then far
+	// ahead: each returns the value asked for.
+	var sc Cursor
+	for _, i := range []int{from, from + 3, from / 2, from + 2*BlockLen + 1} {
+		if i >= len(want) {
+			continue
+		}
+		s.Seek(&sc, i)
+		if g := sc.Next(); sc.Index() != i+1 || !sameBits(g, want[i]) {
+			t.Fatalf("step %d: Seek(%d) reads %v and stops at %d, want %v", step, i, g, sc.Index(), want[i])
 		}
 	}
 	c := s.CursorAt(from)
