@@ -843,12 +843,13 @@ func (c *Capacity) whatIfFor(st *capacityState, key historyKey, read, write *his
 		}
 	}
 	w := st.whatIf[key]
-	if w == nil || read.staged != nil || write.staged != nil || !w.runs(s, provisioned) || w.stream.Start().After(runFrom) {
-		nw, err := newWhatIf(read, write, runFrom, s, c.settings.Options.DefaultAutoScaling, provisioned)
+	if w == nil || read.staged != nil || write.staged != nil || !w.runs(s, provisioned) || w.from.After(runFrom) {
+		nw, err := newWhatIf(read, write, firstActive(read, write, runFrom, settledAt(end)), s, c.settings.Options.DefaultAutoScaling, provisioned)
 		if err != nil {
 			delete(st.whatIf, key)
 			return nil, err
 		}
+		nw.from = runFrom
 		w = nw
 		st.whatIf[key] = w
 	}

@@ -172,6 +172,10 @@ type IndexDiagnosis struct {
 // one. The minutes after the settled ones (which CloudWatch may revise)
 // are simulated on a copy each cycle.
 type whatIf struct {
+	// from is where the run was asked to start (whatIfStart, or the
+	// table's data); the simulation starts at the first minute with
+	// consumption from there on (firstActive).
+	from        time.Time
 	settings    capacity.Settings
 	provisioned bool
 	stream      *capacity.DiagnosisStream
@@ -433,7 +437,14 @@ func inRange(h, lo, hi int32) uint64 {
 // each exactly, and the capacity. Demand, Compared and ScalingDecisions
 // are the caller's to set.
 func (r *simRecord) diagnosis(lo, hi int32) capacity.Diagnosis {
-	d := capacity.Diagnosis{Start: time.Unix(int64(lo)*60, 0).UTC(), Minutes: int(hi - lo), UnitHours: r.unitMinutes(lo, hi) / 60}
+	// Minutes counts the simulated ones: a run that started after lo (at
+	// the first minute with data, firstActive) judges its rates, such as
+	// scaling decisions a day, over the minutes it simulated.
+	simulated := lo
+	if r.started && r.first > lo {
+		simulated = min(r.first, hi)
+	}
+	d := capacity.Diagnosis{Start: time.Unix(int64(simulated)*60, 0).UTC(), Minutes: int(hi - simulated), UnitHours: r.unitMinutes(lo, hi) / 60}
 	j := 0
 	for _, x := range r.events {
 		for j < len(r.splits) && r.splits[j].h < x.h {
@@ -664,6 +675,43 @@ func (w *whatIf) clone() *whatIf {
 		c.dims[k] = w.dims[k].clone()
 	}
 	return &c
+}
+
+// firstActive returns the first minute of [from, to) in which read or
+// write holds consumption, or from when none does. CloudWatch publishes no
+// datapoint for a minute without consumption, so a history cannot tell
+// the minutes a table was idle from those before its data begins (a
+// retention shorter than the what-if's run, a table whose metrics start
+// late): a run started in them would begin at the policy's minimum and
+// throttle, by reaction, the first minutes of data as no table that has
+// been serving that traffic does. The run starts at the first minute with
+// data instead, at the capacity that minute's demand wants; the minutes
+// before it are not simulated (no cost, no throttle in either mode).
+// Idle minutes after it are simulated as what they are.
+func firstActive(read, write *history, from, to time.Time) time.Time {
+	active := func(lo, hi time.Time) bool { return read.sum(lo, hi)+write.sum(lo, hi) > 0 }
+	for _, step := range []time.Duration{day, time.Hour} {
+		for at := from; at.Before(to); at = at.Add(step) {
+			hi := at.Add(step)
+			if hi.After(to) {
+				hi = to
+			}
+			if active(at, hi) {
+				from, to = at, hi
+				break
+			}
+			if !hi.Before(to) {
+				return from // none in [from, to): start where asked
+			}
+		}
+	}
+	rs, ws := read.perMinute(from, to), write.perMinute(from, to)
+	for i := range rs {
+		if rs[i] > 0 || ws[i] > 0 {
+			return from.Add(time.Duration(i) * time.Minute)
+		}
+	}
+	return from
 }
 
 // newWhatIf starts a what-if at from with the settings s of a table,

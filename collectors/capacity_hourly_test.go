@@ -63,3 +63,58 @@ func TestHourlyHistory(t *testing.T) {
 		t.Errorf("90 days: %d hours from %v, want %d", len(long.ConsumedRead), long.Start, chartHours)
 	}
 }
+
+// TestFirstActive: the what-if starts at the first minute with consumption
+// in either series, found in the 5-minute and minute tiers alike; without any, it
+// starts where it was asked; an idle stretch after the first data does not
+// move it.
+func TestFirstActive(t *testing.T) {
+	end := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	b := boundsAt(end, 90*day)
+	from := whatIfStart(end)
+	series := func(period time.Duration, at ...time.Time) *history {
+		h := newHistory(b)
+		var vs []float64
+		for range at {
+			vs = append(vs, 600)
+		}
+		lo := b.h0
+		switch period {
+		case 5 * time.Minute:
+			lo = b.b5
+		case time.Minute:
+			lo = b.b1
+		}
+		hi := b.b5
+		switch period {
+		case 5 * time.Minute:
+			hi = b.b1
+		case time.Minute:
+			hi = end
+		}
+		h.apply(fetchWindow{period, lo, hi}, pts(at, vs))
+		h.finish(b)
+		return h
+	}
+	none := series(time.Minute)
+	if got := firstActive(none, none, from, end); !got.Equal(from) {
+		t.Errorf("no data: %v, want %v", got, from)
+	}
+	// Reads start in a period of the 5-minute tier 20 days back (spread
+	// over its minutes); writes only in the minute tier, idle days between.
+	hour := end.Add(-20 * day).Truncate(time.Hour).Add(5*time.Hour + 35*time.Minute)
+	minute := end.Add(-30 * time.Minute)
+	if hour.Before(b.b5) || !hour.Before(b.b1) || minute.Before(b.b1) {
+		t.Fatalf("tiers %+v: the test's instants are not in the tiers it means", b)
+	}
+	reads, writes := series(5*time.Minute, hour), series(time.Minute, minute)
+	if got := firstActive(reads, writes, from, end); !got.Equal(hour) {
+		t.Errorf("reads from %v: %v", hour, got)
+	}
+	if got := firstActive(none, writes, from, end); !got.Equal(minute) {
+		t.Errorf("writes from %v: %v", minute, got)
+	}
+	if got := firstActive(reads, writes, hour.Add(time.Hour), end); !got.Equal(minute) {
+		t.Errorf("asked after the read hour: %v, want %v", got, minute)
+	}
+}

@@ -84,8 +84,13 @@ func TestWhatIfSettingsChangeStartsAgain(t *testing.T) {
 	if h3 == h2 || w3 == w2 || w3.settings.Read.AutoScaling == nil || w3.settings.Read.AutoScaling.Target != 0.5 {
 		t.Fatalf("policy changed: history kept %v, what-if %+v", h3 == h2, w3.settings.Read.AutoScaling)
 	}
-	if !w3.stream.Start().Equal(whatIfStart(now.Add(2*time.Hour - 3*time.Minute))) {
-		t.Errorf("the new simulation starts at %v, want %v", w3.stream.Start(), whatIfStart(now.Add(2*time.Hour-3*time.Minute)))
+	// Asked to start where the first run starts, it starts at the first
+	// minute with consumption: the data begin 2 days back.
+	if !w3.from.Equal(whatIfStart(now.Add(2*time.Hour - 3*time.Minute))) {
+		t.Errorf("the new simulation was asked to start at %v, want %v", w3.from, whatIfStart(now.Add(2*time.Hour-3*time.Minute)))
+	}
+	if !w3.stream.Start().Equal(now.Add(-2 * day)) {
+		t.Errorf("the new simulation starts at %v, want the first minute of data %v", w3.stream.Start(), now.Add(-2*day))
 	}
 	if len(c.Reports()) != 1 || len(c.Reports()[0].Costs) != len(CostWindows) {
 		t.Errorf("reports %+v", c.Reports())
