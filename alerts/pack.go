@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -118,16 +119,27 @@ dynamodb_autoscaling_max_capacity_units[[sel "dimension=\"write\""]]`},
 		// of the counter counted exactly, and nothing for a series younger
 		// than an hour (a partial hour would read as a low rate and drag the
 		// baseline of DynamoDBTTLDeletingLiveData down).
-		{Record: "dynamodb:ttl_deleted_items:rate1h",
-			Expr: `sum by (account, region, table) (
-  (
-    (dynamodb_ttl_deleted_items_total[[sel]] - dynamodb_ttl_deleted_items_total[[sel]] offset 1h) >= 0
-    unless resets(dynamodb_ttl_deleted_items_total[[sel]][1h]) > 0
-  ) / 3600
-  or
-  (rate(dynamodb_ttl_deleted_items_total[[sel]][1h]) and dynamodb_ttl_deleted_items_total[[sel]] offset 1h)
-)`},
+		{Record: "dynamodb:ttl_deleted_items:rate1h", Expr: ttlDeletedRate("1h", 3600)},
+		// The same over the last 30 minutes: the third branch of
+		// DynamoDBTTLDeletingLiveData, which must page within the hour of
+		// the first lost item although TTL deletes minutes after expiry.
+		{Record: "dynamodb:ttl_deleted_items:rate30m", Expr: ttlDeletedRate("30m", 1800)},
 	}
+}
+
+// ttlDeletedRate is the TTL deletions per second over window (of seconds
+// seconds), per table: the steps of the counter counted exactly, nothing
+// for a series younger than the window, and rate()'s reading across a
+// reset (an exporter restart).
+func ttlDeletedRate(window string, seconds int) string {
+	return fmt.Sprintf(`sum by (account, region, table) (
+  (
+    (dynamodb_ttl_deleted_items_total[[sel]] - dynamodb_ttl_deleted_items_total[[sel]] offset %[1]s) >= 0
+    unless resets(dynamodb_ttl_deleted_items_total[[sel]][%[1]s]) > 0
+  ) / %[2]d
+  or
+  (rate(dynamodb_ttl_deleted_items_total[[sel]][%[1]s]) and dynamodb_ttl_deleted_items_total[[sel]] offset %[1]s)
+)`, window, seconds)
 }
 
 // stepRate is the per-second rate of an exporter counter over rate_window.
@@ -524,11 +536,19 @@ dynamodb_table_info[[sel "billing_mode=\"PROVISIONED\""]]`,
 			Alert: "DynamoDBAutoScalingTooSensitive", Severity: Info, For: "1h",
 			Params: []Param{
 				{Name: "min_scalings_per_day", Kind: Number, Default: "24", Doc: "Scaling decisions a day (simulated over the last 7 days with the table's own policy) above which auto-scaling is busy."},
-				{Name: "max_utilization", Kind: Number, Default: "0.35", Doc: "Mean utilization (demand over provisioned capacity, 7 days) under which a busy auto-scaling buys nothing."},
+				{Name: "max_utilization_of_target", Kind: Number, Default: "0.7", Doc: "Mean utilization (demand over provisioned capacity, 7 days), as a share of the policy's target utilization, under which a busy auto-scaling buys nothing: on every scenario of the replay and validation sets a policy that tracks its target holds 0.84 of it or more (0.59 at a 70% target), one that flaps 0.59 or less (0.41 at 70%)."},
 			},
+			// Relative to the table's own target: the utilization a policy
+			// achieves follows its target (about 0.6 at 70%, 0.75 at 85%),
+			// so a fixed level would judge a 50% target's healthy policy
+			// low and miss a 90% target's flapping one.
 			Expr: `dynamodb_capacity_simulated_scaling_events_per_day[[sel "window=\"7d\""]] > [[.P.min_scalings_per_day]]
 and on (account, region, table, index, dimension)
-dynamodb_capacity_simulated_utilization_ratio[[sel "window=\"7d\""]] < [[.P.max_utilization]]`,
+(
+  dynamodb_capacity_simulated_utilization_ratio[[sel "window=\"7d\""]]
+    < on (account, region, table, index, dimension)
+  [[.P.max_utilization_of_target]] * dynamodb_autoscaling_target_utilization_ratio[[sel]]
+)`,
 			Summary: "DynamoDB auto-scaling changes capacity many times a day while utilization stays low.",
 			Description: `{{ $labels.table }}{{ with $labels.index }} index {{ . }}{{ end }} ({{ $labels.account }}, {{ $labels.region }}) {{ $labels.dimension }}: ` +
 				`its auto-scaling policy makes {{ $value | humanize }} scaling decisions a day (simulated over the last 7 days) while mean utilization stays low: ` +
@@ -981,9 +1001,9 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 				{Name: "min_stalled_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items a writer still writing at the table's usual retention would have put in the stall window (the live items sampled within a day of the latest expiry, scaled to the window), under which a stall is sampling noise, not evidence."},
 				{Name: "foreseen_window", Kind: Duration, Default: "6h", Doc: "First and third branches: window (or the exporter's time so far, when shorter) over which TTL's deletions are compared with the expiries earlier TTL samples foresaw (dynamodb_ttl_foreseen_expired_items_total): no more deletions than foreseen is a batch ending the lifetime it was written with, not a retention bug. It must hold a batch's expiries and the tail of their deletions (TTL deletes minutes to hours after expiry); the steady expiries are on both sides and cover nothing."},
 				{Name: "foreseen_margin", Kind: Number, Default: "1.2", Doc: "First and third branches: how many times the foreseen expiries the deletions over foreseen_window may reach and still be a batch expiring as designed: the foreseen count is estimated from a sample (a few percent off on a large batch)."},
-				{Name: "expiry_rate_factor", Kind: Number, Default: "1.5", Doc: "Third branch: how many times the table's steady expiry rate (dynamodb_ttl_expiry_rate_estimate_items_per_second, within about 10%) TTL's deletions over the last hour must be, and how many times their own lowest hourly rate over rise_window and their rate at the same hour a day earlier (the branch needs the exporter to have watched the table for a day)."},
-				{Name: "min_excess_deletions_per_second", Kind: Number, Default: "0.01", Doc: "Third branch: deletions per second (last hour) above the steady expiry rate under which nothing fires (0.01 is 36 an hour: with expiry_rate_factor 1.5, at least four standard deviations of the hour's count above the rate)."},
-				{Name: "rise_window", Kind: Duration, Default: "3h", Doc: "Third branch: window over which the hourly deletion rate must have been, at its lowest, under the last hour's divided by expiry_rate_factor (a retention bug starts at a release; a table whose deletions have run above its expiry rate for hours, such as one holding items too short-lived for its samples to see, does not page; nor does a table before its deletion rate has an hour of history)."},
+				{Name: "expiry_rate_factor", Kind: Number, Default: "1.5", Doc: "Third branch: how many times the table's steady expiry rate (dynamodb_ttl_expiry_rate_estimate_items_per_second, within about 10%) TTL's deletions over the last 30 minutes must be (a shorter window than the first branch's hour: TTL deletes minutes to hours after expiry, and the page is due within the hour of the first lost item), and how many times their own lowest hourly rate over rise_window and their rate at the same hour a day earlier (dynamodb_ttl_deletion_rate_day_earlier_items_per_second, which the exporter reads from CloudWatch's history from its first cycle; Prometheus's own a day earlier when that figure is missing)."},
+				{Name: "min_excess_deletions_per_second", Kind: Number, Default: "0.01", Doc: "Third branch: deletions per second (last 30 minutes) above the steady expiry rate under which nothing fires (0.01 is 18 in 30 minutes: with expiry_rate_factor 1.5, at least three standard deviations of the half hour's count above the rate; the rise and the day-earlier conditions come on top)."},
+				{Name: "rise_window", Kind: Duration, Default: "3h", Doc: "Third branch: window over which the hourly deletion rate must have been, at its lowest, under the last 30 minutes' divided by expiry_rate_factor (a retention bug starts at a release; a table whose deletions have run above its expiry rate for hours, such as one holding items too short-lived for its samples to see, does not page; nor does a table before its deletion rate has an hour of history)."},
 			},
 			// First branch: deletions far above their own baseline. The
 			// baseline averages the recorded hourly rates that exist:
@@ -1020,17 +1040,19 @@ dynamodb_table_ttl_info[[sel "status=\"ENABLED\""]]`,
 			// a hundred sampled live items over whole days ahead
 			// (dynamodb_ttl_expiry_rate_estimate_items_per_second), while
 			// the new short-lived items add deletions no sample sees
-			// coming. It fires when the last hour's deletions are well
+			// coming. It fires when the last 30 minutes' deletions are well
 			// above that rate, by enough items to be no sampling noise,
 			// and have risen from their lowest hourly rate of the hours
 			// before (a bug starts at a release; a table holding entities
 			// too short-lived for its samples has run above its rate for
 			// hours) and from the same hour a day earlier (a writer's
 			// daily cycle: the rate is a day's average, and a table
-			// deleting at its daily peak runs well above it; so the branch
-			// waits for the exporter to hold that day), under the first
-			// branch's guards against a catch-up, a calendar cohort and a
-			// batch ending its designed lifetime.
+			// deleting at its daily peak runs well above it; the exporter
+			// reads that hour from CloudWatch's history, so the branch
+			// judges a table from its first hour of deletions, and falls
+			// back on Prometheus's own day when the figure is missing),
+			// under the first branch's guards against a catch-up, a
+			// calendar cohort and a batch ending its designed lifetime.
 			//
 			// Such a rounded expiry also makes deletions burst from zero when
 			// its cohort expires (every night at 02:00, on the 1st), with a
@@ -1078,20 +1100,25 @@ or
 )
 or
 (
-  dynamodb:ttl_deleted_items:rate1h
+  dynamodb:ttl_deleted_items:rate30m
     > on (account, region, table) [[.P.expiry_rate_factor]] * dynamodb_ttl_expiry_rate_estimate_items_per_second[[sel]]
   and on (account, region, table)
-  dynamodb:ttl_deleted_items:rate1h - on (account, region, table) dynamodb_ttl_expiry_rate_estimate_items_per_second[[sel]]
+  dynamodb:ttl_deleted_items:rate30m - on (account, region, table) dynamodb_ttl_expiry_rate_estimate_items_per_second[[sel]]
     > [[.P.min_excess_deletions_per_second]]
   and on (account, region, table)
-  dynamodb:ttl_deleted_items:rate1h
+  dynamodb:ttl_deleted_items:rate30m
     > [[.P.expiry_rate_factor]] * min_over_time(dynamodb:ttl_deleted_items:rate1h[[rng .P.rise_window]])
   and on (account, region, table)
-  dynamodb:ttl_deleted_items:rate1h > [[.P.expiry_rate_factor]] * (dynamodb:ttl_deleted_items:rate1h offset 1d)
+  dynamodb:ttl_deleted_items:rate30m
+    > on (account, region, table) [[.P.expiry_rate_factor]] * (
+      max by (account, region, table) (dynamodb_ttl_deletion_rate_day_earlier_items_per_second[[sel]])
+      or
+      dynamodb:ttl_deleted_items:rate1h offset 1d
+    )
 ` + liveDataGuards + `
 )`,
 			Summary: "DynamoDB's TTL may be deleting live data: deletions far above usual or well above the live items' expiry rate, or new items expiring far sooner than the table's usual retention.",
-			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour, and either ` +
+			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deletes {{ $value | humanize }} items/s over the last hour (30 minutes in the last case below), and either ` +
 				`that is several times its own baseline (deletion rate over the baseline window, ending an hour ago), more than the expiries earlier TTL samples foresaw over the same hours, and more than the expired backlog the TTL sampler proved, or that backlog is young (not a catch-up), ` +
 				`or the latest expiry among the sampled live items has stopped advancing while the table is written (new items get a shorter retention than the old ones), ` +
 				`or the deletions have risen well above the rate at which the sampled live items expire (dynamodb_ttl_expiry_rate_estimate_items_per_second: items written too short-lived for any sample to see, on a table TTL already cleans at its write rate). ` +

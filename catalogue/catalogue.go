@@ -71,6 +71,7 @@ const (
 	SystemErrorsTotal                  = "dynamodb_system_errors_total"
 	UserErrorsTotal                    = "dynamodb_user_errors_total"
 	TTLDeletedItemsTotal               = "dynamodb_ttl_deleted_items_total"
+	TTLDeletionRateDayEarlier          = "dynamodb_ttl_deletion_rate_day_earlier_items_per_second"
 	TableInfo                          = "dynamodb_table_info"
 	TableTTLInfo                       = "dynamodb_table_ttl_info"
 	ProvisionedReadCapacityUnits       = "dynamodb_provisioned_read_capacity_units"
@@ -218,6 +219,9 @@ var awsFamilies = []Family{
 	{TTLDeletedItemsTotal, Counter,
 		"Items deleted by Time to Live since the exporter started watching the table." + backgroundNote,
 		tableLabels, "items", "CloudWatch TimeToLiveDeletedItemCount, Sum"},
+	{TTLDeletionRateDayEarlier, Gauge,
+		"Items TTL deleted per second over the hour that ended 24 hours ago (the same hour a day earlier), read from CloudWatch's history once an hour for each table whose TTL deletions CloudWatch lists: a table's daily cycle of deletions, known from the exporter's first cycle, where Prometheus holds a day of dynamodb_ttl_deleted_items_total only a day after the exporter started." + backgroundNote,
+		tableLabels, "items per second", "CloudWatch TimeToLiveDeletedItemCount, Sum of 5-minute periods, 25 to 23 hours ago"},
 
 	// DescribeTable and DescribeTimeToLive.
 	{TableInfo, Gauge,

@@ -296,6 +296,9 @@ type targetState struct {
 	// downward revisions left counted.
 	revisions   map[string]float64
 	unretracted map[string]float64
+	// dayEarlier holds, per table with TTL deletions, its deletions of
+	// the same hour a day earlier (fetchDayEarlier).
+	dayEarlier map[string]*dayEarlier
 }
 
 // Plan is what the collector requests for a target, each series at its
@@ -360,6 +363,9 @@ func (c *CloudWatch) Tiers(p Plan) []TierPlan {
 	}
 	for _, k := range p.Queried {
 		out[specs[k.spec].tier].Queried++
+		if specs[k.spec].family == catalogue.TTLDeletedItemsTotal {
+			out[DayEarlierTier].Queried++ // fetchDayEarlier
+		}
 	}
 	for _, k := range p.ProvenZero {
 		out[specs[k.spec].tier].ProvenZero++
@@ -369,6 +375,9 @@ func (c *CloudWatch) Tiers(p Plan) []TierPlan {
 
 // tierInterval is a tier's cadence.
 func (c *CloudWatch) tierInterval(t Tier) time.Duration {
+	if t == DayEarlierTier {
+		return time.Hour
+	}
 	if t == SlowTier {
 		return c.settings.SlowInterval
 	}
@@ -520,6 +529,9 @@ func (c *CloudWatch) runTarget(ctx context.Context, t *awsclient.Target, st *tar
 				errs = append(errs, err)
 			}
 		}
+	}
+	if err := c.fetchDayEarlier(ctx, t, st, p.Queried, end); err != nil {
+		errs = append(errs, err)
 	}
 	st.lastEnd = end
 	return errors.Join(errs...)
@@ -896,7 +908,7 @@ func (st *targetState) metrics(t *awsclient.Target) []prometheus.Metric {
 	for _, f := range counterFamilies {
 		ms = append(ms, catalogue.MustMetric(catalogue.ExporterCloudWatchUnretractedTotal, st.unretracted[f], t.Account, t.Region, f))
 	}
-	return ms
+	return append(ms, st.dayEarlierMetrics(t, st.lastEnd)...)
 }
 
 // listActive returns the ListMetrics keys of every AWS/DynamoDB metric with a

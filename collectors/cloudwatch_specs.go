@@ -83,6 +83,10 @@ const (
 	// SlowTier holds slow-moving figures, polled every
 	// collectors.cloudwatch.slow_interval (10m by default).
 	SlowTier
+	// DayEarlierTier is the hourly query of each table's TTL deletions a
+	// day back (fetchDayEarlier), one per table whose deletions the fast
+	// tier polls; no metric spec belongs to it.
+	DayEarlierTier
 	numTiers
 )
 
@@ -93,6 +97,8 @@ func (t Tier) String() string {
 		return "fast"
 	case SlowTier:
 		return "slow"
+	case DayEarlierTier:
+		return "day_earlier"
 	}
 	return fmt.Sprintf("tier%d", int(t))
 }
@@ -104,6 +110,8 @@ func (t Tier) Summary() string {
 		return "throttle events, throttled requests, system and user errors, TTL deletions"
 	case SlowTier:
 		return "consumed capacity, latency, the account's provisioned utilization, replication latency"
+	case DayEarlierTier:
+		return "TTL deletions of the same hour a day earlier, per table with TTL deletions"
 	}
 	return ""
 }

@@ -446,3 +446,47 @@ func TestMissingTTLPermissionKeepsTablesMonitored(t *testing.T) {
 		t.Errorf("AccessDenied count = %v, want 1", got)
 	}
 }
+
+// TestTTLDeletionRateDayEarlier: a table whose TTL deletions CloudWatch
+// lists gets its deletion rate over the hour that ended 24 hours before
+// the cycle's end, from the first cycle on, read off CloudWatch's
+// history, sliding with the clock; a TTL table without deletions gets
+// none.
+func TestTTLDeletionRateDayEarlier(t *testing.T) {
+	// The day before: 6 deletions a minute from 10:00 to 12:00.
+	dayBefore := start.Add(-24 * time.Hour).Truncate(time.Hour).Add(-2 * time.Hour)
+	h := newHarness(t, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {delay: 2m}}\n", func(sim *awssim.Server) {
+		for _, name := range []string{"sessions", "quiet"} {
+			tb := provisioned(name, 100, 50)
+			tb.TTL = awssim.TimeToLive{Status: awssim.TTLEnabled, AttributeName: "expires_at"}
+			mustPut(sim, "us-east-1", tb)
+		}
+		m := metric("TimeToLiveDeletedItemCount", "TableName", "sessions")
+		for at := dayBefore; at.Before(dayBefore.Add(2 * time.Hour)); at = at.Add(time.Minute) {
+			putSum(sim, "us-east-1", m, at, 6)
+		}
+		putSum(sim, "us-east-1", m, start.Add(-4*time.Minute).Truncate(time.Minute), 3) // listed now
+	})
+	for _, c := range []struct {
+		after time.Duration
+		want  float64
+	}{
+		// end 11:58: [10:55, 11:55) the day before, all of it at 6 a minute.
+		{0, 0.1},
+		// end 12:28: [11:25, 12:25), 35 minutes of it.
+		{30 * time.Minute, 35 * 6 / 3600.0},
+		// end 13:58: [12:55, 13:55), none (fetched again: the first
+		// fetch held 10:55 to 12:55).
+		{90 * time.Minute, 0},
+	} {
+		h.clk.Advance(c.after)
+		h.cycle()
+		body := h.scrape()
+		if got, ok := value(t, body, catalogue.TTLDeletionRateDayEarlier, map[string]string{"table": "sessions"}); !ok || !near(got, c.want) {
+			t.Errorf("+%v: day-earlier rate %v (present %v), want %v", c.after, got, ok, c.want)
+		}
+		if got, ok := value(t, body, catalogue.TTLDeletionRateDayEarlier, map[string]string{"table": "quiet"}); ok {
+			t.Errorf("+%v: a table without TTL deletions has a day-earlier rate %v", c.after, got)
+		}
+	}
+}

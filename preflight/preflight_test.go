@@ -84,8 +84,11 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	// provisioned-utilization series x 4,320 ten-minute cycles; $0.01 per
 	// 1,000 metrics; plus 3 ListMetrics pages per one-minute cycle at
 	// $0.01 per 1,000 requests.
-	if len(res.Tiers) != 2 || res.Tiers[0].Name != "fast" || res.Tiers[0].Queried != 600 || res.Tiers[1].Name != "slow" || res.Tiers[1].Queried != 602 {
-		t.Fatalf("tiers = %+v, want fast with 600 series and slow with 602", res.Tiers)
+	// The day-earlier tier queries one series an hour per table whose TTL
+	// deletions are queried: none here.
+	if len(res.Tiers) != 3 || res.Tiers[0].Name != "fast" || res.Tiers[0].Queried != 600 || res.Tiers[1].Name != "slow" || res.Tiers[1].Queried != 602 ||
+		res.Tiers[2].Name != "day_earlier" || res.Tiers[2].Queried != 0 {
+		t.Fatalf("tiers = %+v, want fast with 600 series, slow with 602 and day_earlier with none", res.Tiers)
 	}
 	want := 600*43200*0.01/1000 + 602*4320*0.01/1000 + 3*43200*0.01/1000
 	if d := res.MonthlyCost - want; d > 0.01 || d < -0.01 {
@@ -126,7 +129,7 @@ func TestCheckPrintsPlanAndCost(t *testing.T) {
 	app5 := build(t, sim, "accounts: [{regions: [us-east-1]}]\ncollectors: {cloudwatch: {interval: 5m}}\n")
 	var out5 bytes.Buffer
 	res5 := preflight.Run(context.Background(), app5, &out5)
-	if len(res5.Tiers) != 2 {
+	if len(res5.Tiers) != 3 {
 		t.Fatalf("5m tiers = %+v", res5.Tiers)
 	}
 	near := func(a, b float64) bool { return a-b < 0.01 && b-a < 0.01 }

@@ -18,6 +18,7 @@ var seriesBudget = []budget{
 	{"dynamodb_successful_request_latency_p99_seconds", 4, "per operation; alerts (hot partition on on-demand)"},
 	{"dynamodb_system_errors_total", 4, "per operation; expected by users"},
 	{"dynamodb_ttl_deleted_items_total", 1, "alerts (retention too short, TTL not deleting)"},
+	{"dynamodb_ttl_deletion_rate_day_earlier_items_per_second", 1, "tables with TTL deletions: the same hour a day earlier, from the first cycle; the retention-bug page (issue 21)"},
 	{"dynamodb_gsi_backfill_progress_ratio", 2, "per GSI only while it is CREATING (being added to the table; none at 1,000 healthy tables); the table dashboard's build progress"},
 	{"dynamodb_gsi_backfill_consumed_write_capacity_units_total", 2, "per GSI only while it is CREATING; the build's write use"},
 	{"dynamodb_gsi_backfill_throttle_events_total", 2, "per GSI only while it is CREATING; alerts (a build that throttles holds back the table's writes)"},
