@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -105,7 +106,7 @@ func (c *CloudWatch) fetchDayEarlier(ctx context.Context, t *awsclient.Target, s
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("TTL deletions a day earlier: %w", errs[0])
+		return fmt.Errorf("TTL deletions a day earlier: %w", errors.Join(errs...))
 	}
 	return nil
 }
