@@ -453,7 +453,8 @@ func TestMissingTTLPermissionKeepsTablesMonitored(t *testing.T) {
 // lists gets its deletion rate over the hour that ended 24 hours before
 // the cycle's end, from the first cycle on, read off CloudWatch's
 // history, sliding with the clock; a TTL table without deletions gets
-// none.
+// none; a failed query leaves no figure and a failed run, and the next
+// cycle fetches it again.
 func TestTTLDeletionRateDayEarlier(t *testing.T) {
 	// The day before: 6 deletions a minute from 10:00 to 12:00.
 	dayBefore := start.Add(-24 * time.Hour).Truncate(time.Hour).Add(-2 * time.Hour)
@@ -467,8 +468,12 @@ func TestTTLDeletionRateDayEarlier(t *testing.T) {
 		for at := dayBefore; at.Before(dayBefore.Add(2 * time.Hour)); at = at.Add(time.Minute) {
 			putSum(sim, "us-east-1", m, at, 6)
 		}
-		putSum(sim, "us-east-1", m, start.Add(-4*time.Minute).Truncate(time.Minute), 3) // listed now
 	})
+	// A deletion a few minutes before each cycle keeps the table's TTL
+	// deletions listed (ListMetrics lists the metrics of the last 3 hours).
+	listed := func(h *harness) {
+		putSum(h.sim, "us-east-1", metric("TimeToLiveDeletedItemCount", "TableName", "sessions"), h.clk.Now().Add(-4*time.Minute).Truncate(time.Minute), 3)
+	}
 	for _, c := range []struct {
 		after time.Duration
 		want  float64
@@ -482,6 +487,7 @@ func TestTTLDeletionRateDayEarlier(t *testing.T) {
 		{90 * time.Minute, 0},
 	} {
 		h.clk.Advance(c.after)
+		listed(h)
 		h.cycle()
 		body := h.scrape()
 		if got, ok := value(t, body, catalogue.TTLDeletionRateDayEarlier, map[string]string{"table": "sessions"}); !ok || !near(got, c.want) {
@@ -490,5 +496,29 @@ func TestTTLDeletionRateDayEarlier(t *testing.T) {
 		if got, ok := value(t, body, catalogue.TTLDeletionRateDayEarlier, map[string]string{"table": "quiet"}); ok {
 			t.Errorf("+%v: a table without TTL deletions has a day-earlier rate %v", c.after, got)
 		}
+	}
+
+	// end 15:03: the bins (12:55 to 14:55) no longer cover [14:00, 15:00),
+	// and CloudWatch fails every query naming the table: no figure (not the
+	// stale one), and the collector's run counts as failed.
+	h.sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Table: "sessions", Error: awssim.ErrInternal})
+	h.clk.Advance(65 * time.Minute)
+	listed(h)
+	h.cycle()
+	body := h.scrape()
+	if got, ok := value(t, body, catalogue.TTLDeletionRateDayEarlier, map[string]string{"table": "sessions"}); ok {
+		t.Errorf("a failed day-earlier query left a figure: %v", got)
+	}
+	if got := mustValue(t, body, catalogue.ExporterCollectorSuccess, map[string]string{"collector": "cloudwatch"}); got != 0 {
+		t.Errorf("cloudwatch collector success = %v after failed queries, want 0", got)
+	}
+	// CloudWatch answers again: the next cycle fetches it (no deletion
+	// then: 0).
+	h.sim.ClearFaults()
+	h.clk.Advance(time.Minute)
+	listed(h)
+	h.cycle()
+	if got, ok := value(t, h.scrape(), catalogue.TTLDeletionRateDayEarlier, map[string]string{"table": "sessions"}); !ok || got != 0 {
+		t.Errorf("after CloudWatch recovered: day-earlier rate %v (present %v), want 0", got, ok)
 	}
 }
