@@ -177,10 +177,13 @@ func (b bounds) since(created time.Time) bounds {
 	return b
 }
 
-// newTiers returns empty tiers laid out for b.
-// The 5-minute Sums older than the what-if's first run (whatIfStart) are
-// folded into hours as they arrive: nothing reads them finer.
-func newTiers(b bounds) *tiers {
+// hourlyUntil returns where a new history's 5-minute Sums start: the
+// what-if's first run (whatIfStart) within [b.b5, b.b1]. Nothing reads the
+// older ones finer than hours, so the first fetch asks CloudWatch for
+// hourly Sums there (12 times fewer datapoints than 5-minute ones: about a
+// quarter of a 90-day first fetch's, against CloudWatch's datapoints-per-
+// second quota), and they are held as hours.
+func hourlyUntil(b bounds) time.Time {
 	cut := whatIfStart(b.end)
 	if cut.After(b.b1) {
 		cut = b.b1
@@ -188,6 +191,13 @@ func newTiers(b bounds) *tiers {
 	if cut.Before(b.b5) {
 		cut = b.b5
 	}
+	return cut
+}
+
+// newTiers returns empty tiers laid out for b: hours until hourlyUntil,
+// 5-minute Sums until b.b1, minutes after.
+func newTiers(b bounds) *tiers {
+	cut := hourlyUntil(b)
 	return &tiers{
 		hour:   tier{step: time.Hour, start: b.h0},
 		five:   tier{step: 5 * time.Minute, start: cut},
@@ -244,9 +254,10 @@ func windowsFor(h *history, b bounds, notBefore time.Time) []fetchWindow {
 func windowsForTiers(h *tiers, b bounds, notBefore time.Time) []fetchWindow {
 	var ws []fetchWindow
 	if h == nil {
+		cut := hourlyUntil(b)
 		ws = []fetchWindow{
-			{time.Hour, b.h0, b.b5},
-			{5 * time.Minute, b.b5, b.b1},
+			{time.Hour, b.h0, cut},
+			{5 * time.Minute, cut, b.b1},
 			{time.Minute, b.b1, b.end},
 		}
 	} else {

@@ -21,7 +21,7 @@ const (
 
 // CapacityFetch bounds the GetMetricData requests of the capacity history,
 // per account and region. The first fetch reads the whole history (about
-// 2,400 requests for 1,000 tables with 2 GSIs over 90 days); later ones
+// 1,900 requests for 1,000 tables with 2 GSIs over 90 days); later ones
 // only the minutes since the last.
 type CapacityFetch struct {
 	// Concurrency is how many requests are in flight at once.
