@@ -2,6 +2,7 @@ package exporter_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -499,18 +500,37 @@ func TestTTLDeletionRateDayEarlier(t *testing.T) {
 	}
 
 	// end 15:03: the bins (12:55 to 14:55) no longer cover [14:00, 15:00),
-	// and CloudWatch fails every query naming the table: no figure (not the
-	// stale one), and the collector's run counts as failed.
-	h.sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Table: "sessions", Error: awssim.ErrInternal})
+	// and CloudWatch answers the day-earlier queries (ids d0, d1, ...)
+	// with an error status while the live series' queries succeed: no
+	// figure (not the stale one), and the collector's run counts as
+	// failed for that query alone.
+	edited := 0
+	h.sim.InjectFault(awssim.Fault{Service: awssim.ServiceCloudWatch, Operation: "GetMetricData", Edit: func(doc map[string]any) {
+		rs, _ := doc["MetricDataResults"].([]any)
+		for _, x := range rs {
+			if res, ok := x.(map[string]any); ok {
+				if id, _ := res["Id"].(string); strings.HasPrefix(id, "d") {
+					res["StatusCode"] = "InternalError"
+					edited++
+				}
+			}
+		}
+	}})
 	h.clk.Advance(65 * time.Minute)
 	listed(h)
 	h.cycle()
 	body := h.scrape()
+	if edited == 0 {
+		t.Fatal("no day-earlier query was asked for: the failure path is not exercised")
+	}
 	if got, ok := value(t, body, catalogue.TTLDeletionRateDayEarlier, map[string]string{"table": "sessions"}); ok {
 		t.Errorf("a failed day-earlier query left a figure: %v", got)
 	}
 	if got := mustValue(t, body, catalogue.ExporterCollectorSuccess, map[string]string{"collector": "cloudwatch"}); got != 0 {
-		t.Errorf("cloudwatch collector success = %v after failed queries, want 0", got)
+		t.Errorf("cloudwatch collector success = %v after a failed day-earlier query, want 0", got)
+	}
+	if got := mustValue(t, body, catalogue.TTLDeletedItemsTotal, map[string]string{"table": "sessions"}); got == 0 {
+		t.Error("the live TTL counter read nothing: the fault reached the live queries too")
 	}
 	// CloudWatch answers again: the next cycle fetches it (no deletion
 	// then: 0).
