@@ -196,14 +196,29 @@ const fastDemand = `(
   )
 )`
 
-// previousPeak is, per table or GSI and kind, the highest consumed rate of
-// the day before the last half hour (what on-demand absorbs twice of at
-// once). Prometheus holds it only since the exporter started: in its first
-// half hour there is none, and key-range throttling is named a hot key.
+// previousPeak is, per table or GSI and kind, the "previous peak" an
+// on-demand table absorbs twice of at once: the highest consumed rate
+// Prometheus holds for the day before the last half hour (a 10-minute
+// average, as the demand it is compared with) or, while Prometheus holds
+// none above zero (its first half hour: the first consumed rates of a
+// replay or a restart can be zero until CloudWatch's first datapoint), the
+// exporter's figure from CloudWatch's
+// history (the highest per-second consumed of 30 days, the highest minute
+// of the last 7: dynamodb_capacity_peak_consumed_units_per_second), there
+// from the exporter's first capacity cycle, so that a crowd in that half
+// hour is told from a hot key. A minute's peak is above the 10-minute
+// averages of the same traffic, so the fallback calls fewer crowds, never
+// more. Without either, key-range throttling is named a hot key.
 const previousPeak = `(
-  label_replace(max_over_time(dynamodb:consumed_read_capacity_units:rate[1d] offset 30m), "kind", "read", "", "")
-  or
-  label_replace(max_over_time(dynamodb:consumed_write_capacity_units:rate[1d] offset 30m), "kind", "write", "", "")
+  max by (account, region, table, index, kind) (
+    label_replace(max_over_time(dynamodb:consumed_read_capacity_units:rate[1d] offset 30m), "kind", "read", "", "")
+    or
+    label_replace(max_over_time(dynamodb:consumed_write_capacity_units:rate[1d] offset 30m), "kind", "write", "", "")
+  ) > 0
+  or on (account, region, table, index, kind)
+  max by (account, region, table, index, kind) (
+    label_replace(dynamodb_capacity_peak_consumed_units_per_second[[sel]], "kind", "$1", "dimension", "(.*)")
+  )
 )`
 
 // flashCrowd is, per on-demand table or GSI and kind, the demand over the
@@ -224,7 +239,7 @@ const flashCrowd = `(
 )`
 
 var flashCrowdFactor = Param{Name: "flash_crowd_factor", Kind: Number, Default: "2",
-	Doc: "Demand over the previous peak (highest consumed rate of the day before the last half hour) beyond which key-range throttling on an on-demand table is a flash crowd, not a hot key: on-demand absorbs up to twice its previous peak at once."}
+	Doc: "Demand over the previous peak (the highest consumed rate of the day before the last half hour; in Prometheus's first half hour, the 30-day history's highest minute, dynamodb_capacity_peak_consumed_units_per_second) beyond which key-range throttling on an on-demand table is a flash crowd, not a hot key: on-demand absorbs up to twice its previous peak at once."}
 
 // dimensionOf turns a kind label into a dimension label.
 func dimensionOf(expr string) string {

@@ -28,6 +28,8 @@ const (
 	CapacityRecommendationInfo     = "dynamodb_capacity_recommendation_info"
 	// Warm throughput against the history's peak (collectors.SuddenPeak).
 	CapacitySuddenPeakUnits = "dynamodb_capacity_sudden_peak_units_per_second"
+	// The history's previous peak (collectors.WarmFigures.Peak30d).
+	CapacityPeakConsumedUnits = "dynamodb_capacity_peak_consumed_units_per_second"
 	warmSource              = "DynamoDB DescribeTable WarmThroughput, ProvisionedThroughput, OnDemandThroughput, billing mode; CloudWatch consumed history (the highest minute of 7 days, the highest hour of days 8 to 30)"
 	// Storage and the table class (capacity.CompareClasses).
 	CapacityStorageMonthlyCost      = "dynamodb_capacity_storage_monthly_cost_dollars"
@@ -120,6 +122,9 @@ var derivedFamilies = []Family{
 	{CapacitySuddenPeakUnits, Gauge,
 		"Largest per-second demand (dimension: read or write units) the table (index empty) or GSI can take today all at once without throttling, the burst capacity of a provisioned table aside: provisioned, its provisioned capacity; on-demand, the largest of the new-table value (12,000 read, 4,000 write units), twice the highest per-second demand of the last 30 days (on-demand absorbs up to twice its previous peak at once) and its warm throughput while ACTIVE (ignored while UPDATING), capped by its on-demand maximum. The account's per-table quota (40,000 by default, adjustable) is not applied; hot keys throttle a partition sooner. Compare with dynamodb_warm_throughput_units_per_second: a peak beyond both needs pre-warming (UpdateTable WarmThroughput)." + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension}, "units per second", warmSource},
+	{CapacityPeakConsumedUnits, Gauge,
+		"Highest per-second consumed capacity (dimension: read or write units) of the table (index empty) or GSI over the last 30 days: the highest minute of the last 7 days and the highest hourly mean of the 23 days before them (a lower bound of their minutes). This is the \"previous peak\" an on-demand table absorbs twice of at once (dynamodb_capacity_sudden_peak_units_per_second); DynamoDBOnDemandFlashCrowd compares live demand with it, from the exporter's first capacity cycle." + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension}, "units per second", capacityHistorySource},
 	{CapacityStorageMonthlyCost, Gauge,
 		"Storage cost in USD a month of the table (index empty) or GSI at its current size and the price of the table's class (every index uses its table's class); absent when DescribeTable reports no class or size, or without a storage price." + storageNote + derivedNote,
 		indexLabels, "USD per month", storageSource},

@@ -978,6 +978,7 @@ func (st *capacityState) metrics() []prometheus.Metric {
 		for _, w := range r.Warm {
 			for k := range 2 {
 				add(catalogue.CapacitySuddenPeakUnits, w.SuddenPeak[k], r.Account, r.Region, r.Table, w.Index, dimensionLabels[k])
+				add(catalogue.CapacityPeakConsumedUnits, w.Peak30d[k], r.Account, r.Region, r.Table, w.Index, dimensionLabels[k])
 			}
 		}
 		if f := r.Class; f != nil {

@@ -64,15 +64,16 @@ func tableBoard() board {
 				"evening peak, and a later action lowering it); target tracking then acts within the new bounds, and the cost what-if includes them. " +
 				"No line: no scheduled action, or application-autoscaling:DescribeScheduledActions denied (counted in the exporter's AWS request errors).",
 			queries: []query{{expr: sel(c.AutoScalingScheduledActions, selTI), legend: "{{dimension}} {{index}}"}}},
-		{kind: timeSeries, title: "Sudden peak taken without throttling, warm throughput and demand (units/s)", unit: unitPerSecond, width: 24,
+		{kind: timeSeries, title: "Sudden peak taken without throttling, warm throughput, previous peak and demand (units/s)", unit: unitPerSecond, width: 24,
 			description: "The largest per-second demand the table or GSI takes all at once without throttling today (sudden peak): provisioned, its provisioned " +
 				"capacity; on-demand, the largest of the new-table 12,000 read / 4,000 write units, twice the highest per-second demand of the last 30 days " +
 				"and its warm throughput while ACTIVE, capped by its on-demand maximum. Warm throughput is what DescribeTable reports (it grows with use and " +
-				"never falls; no line in older API answers). Consumed demand below for comparison. A planned event above the sudden peak needs pre-warming " +
+				"never falls; no line in older API answers). The previous peak is the highest per-second consumed of the last 30 days (on-demand takes twice it at once), and consumed demand below for comparison. A planned event above the sudden peak needs pre-warming " +
 				"(UpdateTable WarmThroughput, charged; runbook DynamoDBOnDemandFlashCrowd, Pre-warming).",
 			queries: []query{
 				{expr: sel(c.CapacitySuddenPeakUnits, selTI), legend: "sudden peak {{dimension}} {{index}}"},
 				{expr: sel(c.WarmThroughputUnits, selTI), legend: "warm {{dimension}} {{index}} ({{status}})"},
+				{expr: sel(c.CapacityPeakConsumedUnits, selTI), legend: "previous peak {{dimension}} {{index}}"},
 				{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(consumedReadRate, selTI)), legend: "consumed read {{index}}"},
 				{expr: fmt.Sprintf("sum by (%s) (%s)", byTI, sel(consumedWriteRate, selTI)), legend: "consumed write {{index}}"},
 			}},

@@ -67,6 +67,7 @@ var seriesBudget = []budget{
 	{"dynamodb_capacity_monthly_switch_saving_dollars", 2, "2 windows; alerts, dashboards"},
 	{"dynamodb_capacity_recommendation_info", 2, "2 windows; dashboards"},
 	{"dynamodb_capacity_simulated_throttled_units", 4, "read, write × 2 windows; dashboards"},
+	{"dynamodb_capacity_peak_consumed_units_per_second", 6, "read, write × table + 2 GSIs: the previous peak of 30 days (on-demand absorbs twice it at once); alerts (a flash crowd from the first cycle), dashboards"},
 	{"dynamodb_capacity_sudden_peak_units_per_second", 6, "read, write × table + 2 GSIs: the largest sudden peak taken without throttling (issue 22); dashboards, capacity report"},
 	{"dynamodb_capacity_storage_monthly_cost_dollars", 3, "table + 2 GSIs, with a storage price; dashboards (storage in dollars, issue 22)"},
 	{"dynamodb_capacity_class_monthly_cost_dollars", 4, "2 classes × throughput, storage, the longest window only; dashboards (the class decision)"},
