@@ -191,7 +191,7 @@ func fetchBatch(ctx context.Context, t *awsclient.Target, batch []historyQuery, 
 	var opts []func(*cloudwatch.Options)
 	if pace != nil {
 		opts = append(opts, func(o *cloudwatch.Options) {
-			o.APIOptions = append(o.APIOptions, pace.stackOption(len(batch)*w.points()))
+			o.APIOptions = append(o.APIOptions, pace.stackOption(len(batch)*w.points(), bucketOf(w)))
 		})
 	}
 	pager := cloudwatch.NewGetMetricDataPaginator(t.CloudWatch, in)
@@ -217,26 +217,32 @@ func fetchBatch(ctx context.Context, t *awsclient.Target, batch []historyQuery, 
 }
 
 // FetchSettings bound the history fetch of one account and region: the
-// first one reads weeks of history (about 2,400 requests for 1,000 tables
+// first one reads weeks of history (about 1,900 requests for 1,000 tables
 // with 2 GSIs each over 90 days), so its requests run concurrently, paced
 // under CloudWatch's GetMetricData quota.
 //
 // Quota (Amazon CloudWatch User Guide, "CloudWatch service quotas",
 // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html):
 // GetMetricData is limited to 50 transactions per second per account and
-// Region (adjustable), and separately in datapoints per second (DPS), a
-// lower figure for StartTimes more than three hours old. The defaults take
-// half the TPS quota, leaving the rest to the CloudWatch collector and to
-// dashboards and alarms sharing the account; a datapoint pace is optional.
+// Region (adjustable), and separately in datapoints per second (DPS):
+// 396,000 for a request whose StartTime is more than three hours old,
+// 180,000 for one within the last three hours. The defaults take half the
+// TPS quota, leaving the rest to the CloudWatch collector and to dashboards
+// and alarms sharing the account, and most of each DPS quota (the history
+// fetch is nearly all of an exporter's old datapoints).
 type FetchSettings struct {
 	// Concurrency is how many GetMetricData requests are in flight at once.
 	Concurrency int
 	// RequestsPerSecond paces the requests (a token bucket holding one
 	// token: no burst above the rate).
 	RequestsPerSecond float64
-	// DatapointsPerSecond, when positive, also paces the requests by the
-	// datapoints each one asks for.
-	DatapointsPerSecond float64
+	// DatapointsPerSecond, when positive, also paces the requests whose
+	// window starts more than three hours before it ends (DPSOldAfter) by
+	// the datapoints each one asks for; RecentDatapointsPerSecond those of
+	// a shorter window (CloudWatch's two DPS quotas). 0: no datapoint pace
+	// of that kind.
+	DatapointsPerSecond       float64
+	RecentDatapointsPerSecond float64
 	// ProgressEvery is how often a long fetch logs its progress.
 	ProgressEvery time.Duration
 	// ThrottleBackoff is the pause after a throttled request; it doubles
@@ -246,6 +252,13 @@ type FetchSettings struct {
 	// back in the queue before it counts as failed (fetched next run).
 	MaxThrottles int
 }
+
+// DPSOldAfter is the age of a GetMetricData StartTime from which CloudWatch
+// counts the request's datapoints against its larger DPS quota. A history
+// request's window ends at or before the fetch's end, so a window longer
+// than this starts more than this before now; a shorter one is paced as
+// recent (the lower quota), whatever its age.
+const DPSOldAfter = 3 * time.Hour
 
 // Defaults of FetchSettings.
 const (
@@ -280,37 +293,52 @@ func (s FetchSettings) withDefaults() FetchSettings {
 }
 
 // pacer is a token bucket of capacity one per limit (requests, and
-// datapoints when set): a request is released no sooner than one interval
-// after the one before it was actually released, so that no second ever
-// holds more than the rate, even when workers wake late and together. A
-// throttle pushes the next release back.
+// datapoints of old and of recent windows when set): a request is released
+// no sooner than one interval after the one before it was actually
+// released, so that no second ever holds more than the rate, even when
+// workers wake late and together. A throttle pushes the next release back.
 type pacer struct {
-	mu                 sync.Mutex
-	perRequest         time.Duration
-	perPoint           float64 // seconds per datapoint; 0: no datapoint pace
-	nextReq, nextPoint time.Time
+	mu         sync.Mutex
+	perRequest time.Duration
+	// perPoint is seconds per datapoint, of old windows then recent ones;
+	// 0: no datapoint pace of that kind.
+	perPoint  [2]float64
+	nextReq   time.Time
+	nextPoint [2]time.Time
 }
 
 func newPacer(s FetchSettings) *pacer {
 	p := &pacer{perRequest: time.Duration(float64(time.Second) / s.RequestsPerSecond)}
-	if s.DatapointsPerSecond > 0 {
-		p.perPoint = 1 / s.DatapointsPerSecond
+	for k, dps := range []float64{s.DatapointsPerSecond, s.RecentDatapointsPerSecond} {
+		if dps > 0 {
+			p.perPoint[k] = 1 / dps
+		}
 	}
 	return p
 }
 
-// wait blocks until a request of points datapoints may be sent.
-func (p *pacer) wait(ctx context.Context, points int) error {
+// bucketOf returns the datapoint bucket of a request window: 0 for one
+// longer than DPSOldAfter (CloudWatch's quota of old StartTimes), 1 for a
+// recent one.
+func bucketOf(w fetchWindow) int {
+	if w.end.Sub(w.start) > DPSOldAfter {
+		return 0
+	}
+	return 1
+}
+
+// wait blocks until a request of points datapoints of bucket k may be sent.
+func (p *pacer) wait(ctx context.Context, points, k int) error {
 	for {
 		p.mu.Lock()
 		now := time.Now()
 		at := p.nextReq
-		if p.nextPoint.After(at) {
-			at = p.nextPoint
+		if p.nextPoint[k].After(at) {
+			at = p.nextPoint[k]
 		}
 		if !now.Before(at) {
 			p.nextReq = now.Add(p.perRequest)
-			p.nextPoint = now.Add(time.Duration(p.perPoint * float64(points) * float64(time.Second)))
+			p.nextPoint[k] = now.Add(time.Duration(p.perPoint[k] * float64(points) * float64(time.Second)))
 			p.mu.Unlock()
 			return ctx.Err()
 		}
@@ -328,11 +356,11 @@ func (p *pacer) wait(ctx context.Context, points int) error {
 // stackOption adds the pacer to an SDK call, at the end of the Finalize
 // step: inside the retry loop and after signing, so that every attempt is
 // paced and leaves as soon as it is released.
-func (p *pacer) stackOption(points int) func(*middleware.Stack) error {
+func (p *pacer) stackOption(points, bucket int) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("dynamodbExporterPaceHistoryFetch",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				if err := p.wait(ctx, points); err != nil {
+				if err := p.wait(ctx, points, bucket); err != nil {
 					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
 				}
 				return next.HandleFinalize(ctx, in)
@@ -466,7 +494,8 @@ func (f *historyFetcher) fetch(ctx context.Context, t *awsclient.Target, qs []hi
 	log := f.logger.With("account", t.Account, "region", t.Region)
 	start := time.Now()
 	log.Log(ctx, level, "fetching capacity history", "tables", len(left), "requests", len(batches), "queries", len(qs),
-		"concurrency", s.Concurrency, "requests_per_second", s.RequestsPerSecond)
+		"concurrency", s.Concurrency, "requests_per_second", s.RequestsPerSecond,
+		"datapoints_per_second", s.DatapointsPerSecond, "recent_datapoints_per_second", s.RecentDatapointsPerSecond)
 
 	pace := newPacer(s)
 	jobs := make(chan *fetchJob, len(batches))

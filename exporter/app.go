@@ -101,6 +101,11 @@ type Options struct {
 	TTLPace func(ctx context.Context, d time.Duration) error
 	// TTLSeed makes the TTL sampler's segment choice reproducible when non-zero.
 	TTLSeed uint64
+	// UnpacedDatapoints lifts the capacity history fetch's datapoint pace
+	// (requests stay paced): for an account that enforces no datapoint
+	// quota, such as the simulated one by default, where the pace would
+	// only make tests, replays and the demo wait in real time.
+	UnpacedDatapoints bool
 }
 
 // Build wires an exporter from a validated configuration.
@@ -141,7 +146,11 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*App, error) 
 	// other collector.
 	var capacityCollector *collectors.Capacity
 	if c := cfg.Collectors.Capacity; c.On() {
-		capacityCollector = collectors.NewCapacity(deps, CapacitySettings(c))
+		settings := CapacitySettings(c)
+		if opts.UnpacedDatapoints {
+			settings.Fetch.DatapointsPerSecond, settings.Fetch.RecentDatapointsPerSecond = 0, 0
+		}
+		capacityCollector = collectors.NewCapacity(deps, settings)
 		jobs = append(jobs, Job{capacityCollector, c.Interval.D(), true})
 	}
 	// CloudWatch last: the TTL and capacity jobs run alongside it.
@@ -235,9 +244,10 @@ func CapacitySettings(c config.Capacity) collectors.CapacitySettings {
 		SurgeFactor:    c.SurgeFactor,
 		ScaleOutDelay:  c.ScaleOutDelay.D(),
 		Fetch: collectors.FetchSettings{
-			Concurrency:         c.Fetch.Concurrency,
-			RequestsPerSecond:   c.Fetch.RequestsPerSecond,
-			DatapointsPerSecond: c.Fetch.DatapointsPerSecond,
+			Concurrency:               c.Fetch.Concurrency,
+			RequestsPerSecond:         c.Fetch.RequestsPerSecond,
+			DatapointsPerSecond:       c.Fetch.DatapointsPerSecond,
+			RecentDatapointsPerSecond: c.Fetch.RecentDatapointsPerSecond,
 		},
 		Options: capacity.Options{
 			MinMonthlySaving:  zeroAsNone(c.MinMonthlySaving),

@@ -177,6 +177,17 @@ func (c *call) cwGetMetricData() (any, error) {
 	if more {
 		out.NextToken = encodeOffsetToken(offset + maxDP)
 	}
+	var points int64
+	for _, r := range out.MetricDataResults {
+		points += int64(len(r.Values))
+	}
+	kind := 1
+	if c.srv.now().Sub(start) > DatapointQuotaAge {
+		kind = 0
+	}
+	if !c.srv.dps.take(c.region, kind, points, time.Now()) {
+		return nil, apiErr(ErrThrottling, "Rate exceeded")
+	}
 	return out, nil
 }
 

@@ -314,3 +314,40 @@ func TestListMetricsDelayHidesNewMetrics(t *testing.T) {
 		t.Errorf("after the delay the metric is listed %d times, want 2 (with and without RecentlyActive)", n)
 	}
 }
+
+// TestGetMetricDataDatapointQuota: with SetDatapointQuota, a request whose
+// datapoints exceed what its region's bucket holds is refused as throttled
+// (and counts nothing), each StartTime age in its own bucket; every
+// datapoint answered is counted by age.
+func TestGetMetricDataDatapointQuota(t *testing.T) {
+	s, cw := storeServer(t)
+	// The stored minutes are 11:00 to 11:09 and the server's now is t0:
+	// a StartTime of t0-1h is recent, one of t0-4h old; each request
+	// answers the same 8 datapoints.
+	get := func(from time.Duration) error {
+		_, err := cw.GetMetricData(context.Background(), &cloudwatch.GetMetricDataInput{
+			StartTime: aws.Time(t0.Add(-from)), EndTime: aws.Time(t0),
+			MetricDataQueries: []types.MetricDataQuery{query("a", consumedRead, 60, "Sum")},
+		}, func(o *cloudwatch.Options) { o.RetryMaxAttempts = 1 })
+		return err
+	}
+	if err := get(time.Hour); err != nil {
+		t.Fatalf("without a quota: %v", err)
+	}
+	s.SetDatapointQuota(100, 10)
+	if err := get(time.Hour); err != nil {
+		t.Fatalf("8 recent datapoints within a bucket of 10: %v", err)
+	}
+	err := get(time.Hour)
+	if err == nil || !strings.Contains(err.Error(), "Throttling") {
+		t.Fatalf("8 more recent datapoints at once with 10 a second: error %v, want Throttling", err)
+	}
+	for i := range 2 {
+		if err := get(4 * time.Hour); err != nil {
+			t.Fatalf("old request %d within a bucket of 100, with the recent one empty: %v", i+1, err)
+		}
+	}
+	if old, recent := s.DatapointsServed(); old != 16 || recent != 16 {
+		t.Errorf("datapoints served: %d old, %d recent; want 16 and 16 (the throttled request counts none)", old, recent)
+	}
+}

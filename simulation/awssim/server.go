@@ -58,6 +58,9 @@ type Server struct {
 	// listDelay is how long a new metric stays out of ListMetrics
 	// (SetListMetricsDelay), in nanoseconds.
 	listDelay atomic.Int64
+	// dps enforces CloudWatch's datapoint quotas (SetDatapointQuota) and
+	// counts the datapoints GetMetricData answers.
+	dps dpsQuota
 	// pageDatapoints caps the datapoints of one GetMetricData answer
 	// (SetGetMetricDataPageSize); 0 means no cap of the server's own.
 	pageDatapoints atomic.Int64

@@ -188,7 +188,8 @@ func StartRun(ctx context.Context, sc *sim.Scenario, start time.Time, o RunOptio
 }
 
 // Build builds the exporter from cfg against a simulated account served at
-// url, on clk, with no pacing of the TTL sampler and the options o sets
+// url, on clk, with no pacing of the TTL sampler nor of the history fetch's
+// datapoints, and the options o sets
 // (its Collectors and Config are not used here).
 func Build(ctx context.Context, url string, cfg *config.Config, clk clock.Clock, o RunOptions) (*exporter.App, error) {
 	logger := o.Logger
@@ -203,6 +204,10 @@ func Build(ctx context.Context, url string, cfg *config.Config, clk clock.Clock,
 		Clock: clk, AWS: awsOptions(url), Logger: logger,
 		TTLPace: func(context.Context, time.Duration) error { return nil },
 		TTLSeed: seed,
+		// The simulated account enforces CloudWatch's datapoint quota
+		// only when asked (awssim.Server.SetDatapointQuota, as cmd/bench
+		// does with the exporter's own default pace).
+		UnpacedDatapoints: true,
 	}
 	if o.Adjust != nil {
 		o.Adjust(&opts)
