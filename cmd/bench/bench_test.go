@@ -405,3 +405,13 @@ func TestScrapeCountsTheBodyAndRefusesAShortOne(t *testing.T) {
 		t.Errorf("scrape for gzip answered plain: %v, want an error", err)
 	}
 }
+
+// TestNumKeepsRatiosApart: a ratio just under a target of 1.25 does not
+// print as the same figure as the target.
+func TestNumKeepsRatiosApart(t *testing.T) {
+	for v, want := range map[float64]string{1.226: "1.23", 1.25: "1.25", 5.5: "5.5", 52.4: "52.4", 0.5: "0.5", 421: "421", 1910: "1,910"} {
+		if got := num(v); got != want {
+			t.Errorf("num(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

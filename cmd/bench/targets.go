@@ -207,6 +207,10 @@ func num(v float64) string {
 	switch a := max(v, -v); {
 	case a != 0 && a < 1:
 		return strconv.FormatFloat(v, 'g', 2, 64)
+	case v != float64(int64(v)) && a < 10:
+		// Three significant digits: a ratio of 1.23 against 1.25 must not
+		// read as 1.2 against 1.2.
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	case v != float64(int64(v)) && a < 100:
 		return fmt.Sprintf("%.1f", v)
 	}
