@@ -498,8 +498,13 @@ func (ts *ttlTableState) record(res SampleResult, now time.Time) error {
 // two items, each standing for hundreds. It is the deletion rate TTL keeps
 // up in steady state: a retention bug adds deletions of items too
 // short-lived for any sample to see, so that TTL deletes well above it.
-// ok is false when the sample read fewer than ExpiryRateMinItems live items
-// within ExpiryRateMaxDays.
+// When fewer than ExpiryRateMinItems of them expire within
+// ExpiryRateMaxDays (a table whose items live months), it is those few
+// over ExpiryRateMaxDays, zero included: rough, but small whatever its
+// error (fewer than ExpiryRateMinItems items standing for the table over a
+// month), and a rate TTL's deletions can be judged against: a retention
+// bug on such a table deletes far above it. ok is false when the sample
+// read fewer than ExpiryRateMinItems live items.
 func expiryRateOf(remaining []float64, scale float64) (rate float64, ok bool) {
 	if scale <= 0 || len(remaining) < ExpiryRateMinItems {
 		return 0, false
@@ -521,7 +526,7 @@ func expiryRateOf(remaining []float64, scale float64) (rate float64, ok bool) {
 		for found && n < len(sorted) && sorted[n] == span {
 			n++
 		}
-		if n >= ExpiryRateItems || (d == ExpiryRateMaxDays && n >= ExpiryRateMinItems) {
+		if n >= ExpiryRateItems || d == ExpiryRateMaxDays {
 			return float64(n) * scale / span, true
 		}
 	}

@@ -106,8 +106,9 @@ func TestForecastKeepsAtMostTheHorizon(t *testing.T) {
 // TestExpiryRateReadsWholeDaysOfSampledExpiries pins expiryRateOf's rule:
 // the sampled live expiries within the fewest whole days holding
 // ExpiryRateItems of them, scaled, over those days; the whole span to the
-// latest expiry when every item expires sooner; nothing under
-// ExpiryRateMinItems.
+// latest expiry when every item expires sooner; under ExpiryRateMinItems
+// within the 30-day cap, those few over 30 days (none: zero); nothing for
+// a sample of fewer than ExpiryRateMinItems live items.
 func TestExpiryRateReadsWholeDaysOfSampledExpiries(t *testing.T) {
 	const day = 86400.0
 	spread := func(n int, over float64) []float64 { // n expiries evenly over (0, over]
@@ -131,8 +132,20 @@ func TestExpiryRateReadsWholeDaysOfSampledExpiries(t *testing.T) {
 		{"dense sample", spread(900, 3*day), 10, 300 * 10 / day, true},
 		// Every item expires within 6 hours: all 60 over the 6 hours.
 		{"retention under a day", spread(60, 6*3600), 4, 60.0 * 4 / (6 * 3600), true},
-		// 40 items over 60 days: 20 within the 30-day cap, under the minimum.
-		{"too thin", spread(40, 60*day), 100, 0, false},
+		// 40 items over 60 days: 20 within the 30-day cap, under the
+		// minimum: those 20 over the 30 days.
+		{"few within the cap", spread(40, 60*day), 100, 20 * 100 / (30 * day), true},
+		// 1,500 items, all expiring in 76 to 90 days: none within the
+		// cap, a steady expiry rate of zero.
+		{"none within the cap", func() []float64 {
+			out := spread(1500, 14*day)
+			for i := range out {
+				out[i] += 76 * day
+			}
+			return out
+		}(), 75, 0, true},
+		// A sample of 29 live items says nothing.
+		{"too few live items", spread(29, 60*day), 100, 0, false},
 		// 80 items over 60 days: 40 within 30 days, above the minimum.
 		{"thin, at the cap", spread(80, 60*day), 100, 40 * 100 / (30 * day), true},
 		{"no scale", spread(200, day), 0, 0, false},
