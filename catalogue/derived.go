@@ -30,7 +30,7 @@ const (
 	CapacitySuddenPeakUnits = "dynamodb_capacity_sudden_peak_units_per_second"
 	// The history's previous peak (collectors.WarmFigures.Peak30d).
 	CapacityPeakConsumedUnits = "dynamodb_capacity_peak_consumed_units_per_second"
-	warmSource              = "DynamoDB DescribeTable WarmThroughput, ProvisionedThroughput, OnDemandThroughput, billing mode; CloudWatch consumed history (the highest minute of 7 days, the highest hour of days 8 to 30)"
+	warmSource                = "DynamoDB DescribeTable WarmThroughput, ProvisionedThroughput, OnDemandThroughput, billing mode; CloudWatch consumed history (the highest minute of 7 days, the highest hour of days 8 to 30)"
 	// Storage and the table class (capacity.CompareClasses).
 	CapacityStorageMonthlyCost      = "dynamodb_capacity_storage_monthly_cost_dollars"
 	CapacityClassMonthlyCost        = "dynamodb_capacity_class_monthly_cost_dollars"
