@@ -199,16 +199,16 @@ const fastDemand = `(
 // previousPeak is, per table or GSI and kind, the "previous peak" an
 // on-demand table absorbs twice of at once: the highest consumed rate
 // Prometheus holds for the day before the last half hour (a 10-minute
-// average, as the demand it is compared with) or, while Prometheus holds
-// none above zero (its first half hour: the first consumed rates of a
-// replay or a restart can be zero until CloudWatch's first datapoint), the
-// exporter's figure from CloudWatch's
-// history (the highest per-second consumed of 30 days, the highest minute
-// of the last 7: dynamodb_capacity_peak_consumed_units_per_second), there
-// from the exporter's first capacity cycle, so that a crowd in that half
-// hour is told from a hot key. A minute's peak is above the 10-minute
-// averages of the same traffic, so the fallback calls fewer crowds, never
-// more. Without either, key-range throttling is named a hot key.
+// average, as the demand it is compared with). While Prometheus holds none
+// above zero (its first half hour; the first consumed rates of a replay or
+// a restart can be zero until CloudWatch's first datapoint), it is the
+// exporter's figure from CloudWatch's history instead: the highest
+// per-second consumed of 30 days, the highest minute of the last 7
+// (dynamodb_capacity_peak_consumed_units_per_second), there from the
+// exporter's first capacity cycle, so that a crowd in that half hour is
+// told from a hot key. A minute's peak is above the 10-minute averages of
+// the same traffic, so the fallback calls fewer crowds, never more.
+// Without either, key-range throttling is named a hot key.
 const previousPeak = `(
   max by (account, region, table, index, kind) (
     label_replace(max_over_time(dynamodb:consumed_read_capacity_units:rate[1d] offset 30m), "kind", "read", "", "")
