@@ -25,7 +25,7 @@ const (
 
 // dpsQuota holds the datapoint buckets of every region, in real (wall
 // clock) seconds whatever the server's clock: AWS's quota is a rate of
-// real time. Off (nil rates) until SetDatapointQuota.
+// real time. Off (zero rates) until SetDatapointQuota.
 type dpsQuota struct {
 	mu      sync.Mutex
 	rate    [2]float64 // old, recent; 0: not enforced
