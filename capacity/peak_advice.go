@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// MinScheduleWhatIf is the least span of minutes a proposal's what-if
+// must cover to judge it: one day, so that it holds the recurring peak.
+const MinScheduleWhatIf = 24 * time.Hour
 
 // PeakAction is the way a dimension's peaks are best served: the outcomes
 // the recommendation gains beside keep and switch (issue 22, part 1).
@@ -42,6 +47,14 @@ const (
 	// existing scheduled actions already serve (the proposal avoids less
 	// than half a unit).
 	PeakReasonRecurringServed PeakReason = "recurring_peak_served"
+	// PeakReasonRecurringUnjudged: a recurring peak whose proposal's
+	// what-if has run less than a day (ScheduleProposal.Covered): too soon
+	// to tell whether it avoids throttling.
+	PeakReasonRecurringUnjudged PeakReason = "recurring_peak_unjudged"
+	// PeakReasonRecurringNoPolicy: a recurring peak on a dimension without
+	// an auto-scaling policy (fixed provisioned capacity): scheduled
+	// actions act on a scalable target, which it lacks.
+	PeakReasonRecurringNoPolicy PeakReason = "recurring_peak_no_policy"
 	// PeakReasonRamping: the peak ramps slower than target tracking reacts.
 	PeakReasonRamping PeakReason = "ramping_peak"
 	// PeakReasonFlash: the peak rises faster than target tracking reacts.
@@ -67,13 +80,28 @@ func (p Peaks) Advice() PeakAdvice {
 	case PeakRecurring:
 		pr := p.Proposal
 		what := fmt.Sprintf("a peak of %.0f units/s starts at about %s on %d of the last %d days", p.PeakDemand, hhmm(p.StartMinute), p.Recurring, p.Days)
+		switch {
+		case pr == nil && p.NoPolicy:
+			return PeakAdvice{PeakActionNone, PeakReasonRecurringNoPolicy, what + "; the dimension has no auto-scaling policy, which scheduled actions need"}
+		case pr != nil && pr.Covered < MinScheduleWhatIf:
+			return PeakAdvice{PeakActionNone, PeakReasonRecurringUnjudged, fmt.Sprintf("%s; the what-if of raising MinCapacity to %g with %s has run %s of the %s it needs",
+				what, pr.Raise.Min, pr.Raise.Schedule, pr.Covered.Truncate(time.Minute), MinScheduleWhatIf)}
+		}
 		if pr == nil || !pr.Worthwhile() {
 			return PeakAdvice{PeakActionTargetTracking, PeakReasonRecurringServed, what + "; the policy and its scheduled actions already serve it"}
 		}
+		var parts []string
+		if pr.Without.ThrottledUnits > 0 {
+			parts = append(parts, fmt.Sprintf("%.0f of %.0f throttled units", pr.ThrottledUnitsAvoided(), pr.Without.ThrottledUnits))
+		}
+		if pr.SaturatedMinutesAvoided() > 0 {
+			parts = append(parts, fmt.Sprintf("%.0f of %.0f minutes at capacity (demand capped by throttling)", pr.SaturatedMinutesAvoided(), pr.Without.SaturatedMinutes))
+		}
+		avoided := strings.Join(parts, " and ")
 		return PeakAdvice{PeakActionAddScheduledScaling, PeakReasonRecurring, fmt.Sprintf(
-			"%s; raising MinCapacity to %g with %s (%d minutes ahead) and lowering it to %g with %s avoids %.0f of %.0f throttled units, at %s instead of %s",
+			"%s; raising MinCapacity to %g with %s (%d minutes ahead) and lowering it to %g with %s avoids %s, at %s instead of %s",
 			what, pr.Raise.Min, pr.Raise.Schedule, pr.LeadMinutes, pr.Lower.Min, pr.Lower.Schedule,
-			pr.ThrottledUnitsAvoided(), pr.Without.ThrottledUnits, dollars(pr.With.MonthlyCost), dollars(pr.Without.MonthlyCost))}
+			avoided, dollars(pr.With.MonthlyCost), dollars(pr.Without.MonthlyCost))}
 	case PeakRamping:
 		return PeakAdvice{PeakActionTargetTracking, PeakReasonRamping, fmt.Sprintf(
 			"the highest peak (%.0f units/s) rises over %d minutes, slower than target tracking reacts (%d minutes)", p.PeakDemand, p.RampMinutes, p.ReactionMinutes)}

@@ -141,6 +141,9 @@ type Peaks struct {
 	// Proposal is the scheduled scaling of a recurring peak, with its
 	// what-if; nil for the other kinds.
 	Proposal *ScheduleProposal
+	// NoPolicy is set by a caller for a dimension without an auto-scaling
+	// policy (fixed provisioned capacity), which gets no Proposal.
+	NoPolicy bool
 }
 
 // ScheduleProposal is a pair of scheduled actions covering a recurring
@@ -154,6 +157,8 @@ type ScheduleProposal struct {
 	// Without and With are the what-if of the policy (with its existing
 	// scheduled actions) alone and with Raise and Lower.
 	Without, With WhatIf
+	// Covered is the span of minutes the what-if simulated.
+	Covered time.Duration
 }
 
 // WhatIf is one simulated run of a dimension.
@@ -164,6 +169,11 @@ type WhatIf struct {
 	UnitHours float64
 	// MonthlyCost is the provisioned cost scaled to HoursPerMonth.
 	MonthlyCost float64
+	// SaturatedMinutes counts the minutes whose consumed demand reached
+	// the simulated capacity (Saturated): where the series is a history
+	// capped by real throttling, the throttling its Sums cannot show.
+	// AnalyzePeaks leaves it zero (its series is the demand).
+	SaturatedMinutes float64
 }
 
 // ThrottledUnitsAvoided is Without's throttled units less With's.
@@ -171,10 +181,20 @@ func (p ScheduleProposal) ThrottledUnitsAvoided() float64 {
 	return p.Without.ThrottledUnits - p.With.ThrottledUnits
 }
 
+// SaturatedMinutesAvoided is Without's saturated minutes less With's.
+func (p ScheduleProposal) SaturatedMinutesAvoided() float64 {
+	return p.Without.SaturatedMinutes - p.With.SaturatedMinutes
+}
+
 // Worthwhile reports whether the proposal avoids at least half a unit of
-// throttling: a dimension whose existing scheduled actions already cover
-// the peak, or whose target tracking already serves it, gains nothing.
-func (p ScheduleProposal) Worthwhile() bool { return p.ThrottledUnitsAvoided() >= 0.5 }
+// throttling, or at least a saturated minute a day of its what-if (on a
+// history capped by real throttling, the throttled demand shows only as
+// consumption held at the capacity): a dimension whose existing scheduled
+// actions already cover the peak, or whose target tracking already serves
+// it, gains nothing.
+func (p ScheduleProposal) Worthwhile() bool {
+	return p.ThrottledUnitsAvoided() >= 0.5 || p.SaturatedMinutesAvoided() >= math.Max(1, math.Floor(p.Covered.Hours()/24))
+}
 
 // PeakLookBack is how many minutes before a peak minute the start of its
 // rise is looked for.
@@ -408,19 +428,35 @@ func AnalyzePeaks(s Series, a AutoScalingSettings, rule PeakRule, unitHour float
 	return out, nil
 }
 
-// propose builds the scheduled actions of a recurring peak and simulates
-// the policy without and with them.
-func propose(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64, pk Peaks) (ScheduleProposal, error) {
+// ProposeSchedule returns the scheduled actions that serve the recurring
+// peak pk under the policy a (the rule above the Peaks type), with no
+// what-if: AnalyzePeaks simulates them over a series, a collector over the
+// minutes as they arrive.
+func ProposeSchedule(pk Peaks, a AutoScalingSettings, rule PeakRule) ScheduleProposal {
 	lead := ceilMinutes(a.ScaleOutDelay) + ceilMinutes(rule.LeadMargin)
 	raiseAt := ((pk.StartMinute-lead)%1440 + 1440) % 1440
 	lowerAt := (pk.EndMinute + 1) % 1440
 	need := math.Min(a.Max, math.Ceil(pk.PeakDemand/a.Target-1e-9))
 	name := fmt.Sprintf("dynamodb-exporter-peak-%02d%02d", pk.StartMinute/60%24, pk.StartMinute%60)
-	p := ScheduleProposal{
+	return ScheduleProposal{
 		LeadMinutes: lead,
 		Raise:       ScheduledAction{Name: name + "-raise", Schedule: dailyCron(raiseAt), Min: need},
 		Lower:       ScheduledAction{Name: name + "-lower", Schedule: dailyCron(lowerAt), Min: a.Min},
 	}
+}
+
+// WithSchedule returns a copy of a with the proposal's two actions added
+// to its scheduled actions.
+func (p ScheduleProposal) WithSchedule(a AutoScalingSettings) AutoScalingSettings {
+	a.Scheduled = append(slices.Clip(a.Scheduled), p.Raise, p.Lower)
+	return a
+}
+
+// propose builds the scheduled actions of a recurring peak and simulates
+// the policy without and with them.
+func propose(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64, pk Peaks) (ScheduleProposal, error) {
+	p := ProposeSchedule(pk, a, rule)
+	p.Covered = time.Duration(len(s.Sum)) * time.Minute
 	hours := float64(len(s.Sum)) / 60
 	run := func(a AutoScalingSettings) (WhatIf, error) {
 		sim, err := SimulateProvisioned(s, a)
@@ -433,9 +469,7 @@ func propose(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64, p
 	if p.Without, err = run(a); err != nil {
 		return ScheduleProposal{}, err
 	}
-	with := a
-	with.Scheduled = append(slices.Clip(a.Scheduled), p.Raise, p.Lower)
-	if p.With, err = run(with); err != nil {
+	if p.With, err = run(p.WithSchedule(a)); err != nil {
 		return ScheduleProposal{}, err
 	}
 	return p, nil

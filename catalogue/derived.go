@@ -31,6 +31,13 @@ const (
 	// The history's previous peak (collectors.WarmFigures.Peak30d).
 	CapacityPeakConsumedUnits = "dynamodb_capacity_peak_consumed_units_per_second"
 	warmSource                = "DynamoDB DescribeTable WarmThroughput, ProvisionedThroughput, OnDemandThroughput, billing mode; CloudWatch consumed history (the highest minute of 7 days, the highest hour of days 8 to 30)"
+	// How a table's or GSI's peaks are best served (collectors.PeakFigures).
+	CapacityPeakAdviceInfo          = "dynamodb_capacity_peak_advice_info"
+	CapacityPeakScheduleMinCapacity = "dynamodb_capacity_peak_schedule_min_capacity_units"
+	CapacityPeakScheduleThrottled   = "dynamodb_capacity_peak_schedule_throttled_units"
+	CapacityPeakScheduleMonthlyCost = "dynamodb_capacity_peak_schedule_monthly_cost_dollars"
+	peakSource                      = "CloudWatch ConsumedReadCapacityUnits / ConsumedWriteCapacityUnits, 1-minute Sums of the last 7 whole UTC days (capacity.PeakTracker); Application Auto Scaling policies and scheduled actions; capacity package simulation of target tracking"
+	peakNote                        = " docs/capacity.md, \"Serving a peak, four ways\"."
 	// Storage and the table class (capacity.CompareClasses).
 	CapacityStorageMonthlyCost      = "dynamodb_capacity_storage_monthly_cost_dollars"
 	CapacityClassMonthlyCost        = "dynamodb_capacity_class_monthly_cost_dollars"
@@ -125,6 +132,18 @@ var derivedFamilies = []Family{
 	{CapacityPeakConsumedUnits, Gauge,
 		"Highest per-second consumed capacity (dimension: read or write units) of the table (index empty) or GSI over the last 30 days: the highest minute of the last 7 days and the highest hourly mean of the 23 days before them (a lower bound of their minutes). This is the \"previous peak\" an on-demand table absorbs twice of at once (dynamodb_capacity_sudden_peak_units_per_second); DynamoDBOnDemandFlashCrowd compares live demand with it, from the exporter's first capacity cycle." + derivedNote,
 		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension}, "units per second", capacityHistorySource},
+	{CapacityPeakAdviceInfo, Gauge,
+		"How the peaks of the table (index empty) or GSI are best served, per dimension (read or write), as labels; the value is always 1. peak_kind is recurring (the peak starts in the same hour of the UTC day on at least 5 of the last 7 days), ramping (not recurring, and rising from half to full over more minutes than target tracking reacts: 2 minutes above target plus the scale-out delay), flash (faster than that), steady (no day's peak reaches twice its median hourly rate and 1 unit/s above it) or unknown (fewer than 7 whole days of minutes held). recommendation is add_scheduled_scaling (reason_code recurring_peak: the proposed scheduled actions avoid throttled units in the what-if), target_tracking (recurring_peak_served: the policy and its scheduled actions already serve it; ramping_peak), pre_warm_before_events (flash_peak) or none (steady, short_history, recurring_peak_unjudged: the what-if of a new proposal has run less than a day, recurring_peak_no_policy: fixed provisioned capacity)." + peakNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, "peak_kind", "recommendation", "reason_code"}, "info", peakSource},
+	{CapacityPeakScheduleMinCapacity, Gauge,
+		"MinCapacity the proposed scheduled action raises the dimension (read or write) of the table (index empty) or GSI to before its recurring peak: the highest peak of the recurring days over the policy's target utilization, rounded up, at most its maximum; absent without a recurring peak on a dimension with an auto-scaling policy (on-demand tables: the default policy). The report gives the exact put-scheduled-action commands." + peakNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension}, "capacity units", peakSource},
+	{CapacityPeakScheduleThrottled, Gauge,
+		"Request units the simulation of the dimension's auto-scaling policy throttles over the what-if's minutes (the last 7 days at most; since the proposal stands when it is newer), without (schedule=\"without\": the policy and its existing scheduled actions) and with the proposed scheduled actions (schedule=\"with\"); absent without a proposal." + peakNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, "schedule"}, "request units", peakSource},
+	{CapacityPeakScheduleMonthlyCost, Gauge,
+		"Provisioned cost in USD a month of the dimension without and with the proposed scheduled actions (schedule label as dynamodb_capacity_peak_schedule_throttled_units), from the simulated capacity over the what-if's minutes scaled to 730 hours; absent without a proposal or a price." + peakNote + derivedNote,
+		[]string{LabelAccount, LabelRegion, LabelTable, LabelIndex, LabelDimension, "schedule"}, "USD per month", peakSource},
 	{CapacityStorageMonthlyCost, Gauge,
 		"Storage cost in USD a month of the table (index empty) or GSI at its current size and the price of the table's class (every index uses its table's class); absent when DescribeTable reports no class or size, or without a storage price." + storageNote + derivedNote,
 		indexLabels, "USD per month", storageSource},

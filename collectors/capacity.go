@@ -70,9 +70,13 @@ type capacityState struct {
 	hist map[historyKey]*history
 	// whatIf holds the running what-if of each table or GSI, by the key of
 	// its read series.
-	whatIf  map[historyKey]*whatIf
-	scaling map[ScalingResource]scalingPolicy
-	reports []TableReport
+	whatIf map[historyKey]*whatIf
+	// peakRuns holds the what-if of the scheduled actions proposed for
+	// the recurring peaks of each table or GSI, by the key of its read
+	// series (capacity_peakadvice.go).
+	peakRuns map[historyKey]*peakRun
+	scaling  map[ScalingResource]scalingPolicy
+	reports  []TableReport
 	// modes holds the provisioned-capacity history of each base table, by
 	// table name (capacity_mode.go).
 	modes map[string]*modeHistory
@@ -115,6 +119,9 @@ type TableReport struct {
 	// Warm holds the warm throughput and sudden-peak figures of the base
 	// table then each GSI.
 	Warm []WarmFigures
+	// Peaks holds how the peaks of the base table then each GSI are best
+	// served (capacity_peakadvice.go).
+	Peaks []PeakFigures
 	// Projection holds the traffic trend and the projected monthly costs;
 	// nil without a cost window or prices.
 	Projection *ProjectionFigures
@@ -366,6 +373,11 @@ func (c *Capacity) runTarget(ctx context.Context, t *awsclient.Target, st *capac
 			delete(st.whatIf, k)
 		}
 	}
+	for k := range st.peakRuns {
+		if !keep[k] {
+			delete(st.peakRuns, k)
+		}
+	}
 	if st.modes == nil {
 		st.modes = map[string]*modeHistory{}
 	}
@@ -583,6 +595,11 @@ func (c *Capacity) report(t *awsclient.Target, st *capacityState, tb *Table, b b
 	if r != nil {
 		r.Class = c.classFigures(t.Region, tb, r.Mode, r.classWindow, r.classResults, b.end)
 		r.Warm = warmFigures(st, tb, b.end)
+		var prices *capacity.Prices
+		if p, err := capacity.PricesForClass(t.Region, tableClass(tb), c.settings.Prices...); err == nil {
+			prices = &p
+		}
+		r.Peaks = c.peakFigures(st, tb, prices, b.end)
 		dataStart := b.h0
 		if cr := creation(tb); cr.After(dataStart) {
 			dataStart = cr
@@ -817,6 +834,11 @@ func (c *Capacity) forgetRecreated(t *awsclient.Target, st *capacityState, table
 				delete(st.whatIf, k)
 			}
 		}
+		for k := range st.peakRuns {
+			if k.table == tb.Name {
+				delete(st.peakRuns, k)
+			}
+		}
 		delete(st.modes, tb.Name)
 		delete(st.projections, tb.Name)
 		c.logger.Info("table re-created under the same name; its capacity history and what-if start again from its creation", "account", t.Account, "region", t.Region, "table", tb.Name, "old_creation", old, "creation", at)
@@ -979,6 +1001,20 @@ func (st *capacityState) metrics() []prometheus.Metric {
 			for k := range 2 {
 				add(catalogue.CapacitySuddenPeakUnits, w.SuddenPeak[k], r.Account, r.Region, r.Table, w.Index, dimensionLabels[k])
 				add(catalogue.CapacityPeakConsumedUnits, w.Peak30d[k], r.Account, r.Region, r.Table, w.Index, dimensionLabels[k])
+			}
+		}
+		for _, p := range r.Peaks {
+			for k, pk := range p.Peaks {
+				lv := []string{r.Account, r.Region, r.Table, p.Index, dimensionLabels[k]}
+				a := pk.Advice()
+				add(catalogue.CapacityPeakAdviceInfo, 1, append(lv, string(pk.Kind), string(a.Action), string(a.Code))...)
+				if pr := pk.Proposal; pr != nil {
+					add(catalogue.CapacityPeakScheduleMinCapacity, pr.Raise.Min, lv...)
+					add(catalogue.CapacityPeakScheduleThrottled, pr.Without.ThrottledUnits, append(lv, "without")...)
+					add(catalogue.CapacityPeakScheduleThrottled, pr.With.ThrottledUnits, append(lv, "with")...)
+					add(catalogue.CapacityPeakScheduleMonthlyCost, pr.Without.MonthlyCost, append(lv, "without")...)
+					add(catalogue.CapacityPeakScheduleMonthlyCost, pr.With.MonthlyCost, append(lv, "with")...)
+				}
 			}
 		}
 		if f := r.Class; f != nil {

@@ -254,9 +254,20 @@ func TestForgottenHoursAreNotRead(t *testing.T) {
 						rep.Traffic[j].Surge = nil
 					}
 				}
-				class, proj := rep.Class, rep.Projection // printed by value, not by address
-				rep.Class, rep.Projection = nil, nil
-				got[i] = fmt.Sprintf("%+v\nsurges %+v\nclass %+v\nprojection %+v", *rep, surges, class, proj)
+				class, proj, peaks := rep.Class, rep.Projection, rep.Peaks // printed by value, not by address
+				rep.Class, rep.Projection, rep.Peaks = nil, nil, nil
+				var peakValues []string
+				for _, p := range peaks {
+					for k, pk := range p.Peaks {
+						proposal := pk.Proposal
+						pk.Proposal = nil
+						peakValues = append(peakValues, fmt.Sprintf("%s %d %+v %+v", p.Index, k, pk, p.Peaks[k].Advice()))
+						if proposal != nil {
+							peakValues = append(peakValues, fmt.Sprintf("proposal %+v", *proposal))
+						}
+					}
+				}
+				got[i] = fmt.Sprintf("%+v\nsurges %+v\nclass %+v\nprojection %+v\npeaks %v", *rep, surges, class, proj, peakValues)
 				if len(surges) == 0 {
 					t.Fatalf("history %v, run %d: no surge found: the test proves nothing", span, cycle)
 				}

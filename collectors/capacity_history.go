@@ -33,6 +33,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/internal/packedsums"
 )
 
@@ -391,6 +392,10 @@ type history struct {
 	// since is the table's creation: an hourly Sum is spread over the
 	// minutes of its hour from since on.
 	since time.Time
+	// tracker classifies the series' peaks (capacity_peakadvice.go); it
+	// has been given the minutes before trackNext.
+	tracker   *capacity.PeakTracker
+	trackNext time.Time
 	// merged, on a read series, ends the hours whose Sum is that of the
 	// reads and the writes of the table or GSI: hours [h0, merged) are
 	// held merged, the write series holding none of them (mergeHours).
@@ -541,6 +546,7 @@ func (h *history) compact(end time.Time, k int, since time.Time) {
 	if s == nil {
 		return
 	}
+	h.peakTracker(end)
 	h.since = since
 	h0 := s.hour.start
 	tail0 := settledAt(end).Truncate(time.Hour)
@@ -581,6 +587,7 @@ func (h *history) settle(end time.Time) {
 		return
 	}
 	settled := settledAt(end)
+	h.feedTracker(settled)
 	for ; h.fed.Before(settled) && h.fed.Before(h.end()); h.fed = h.fed.Add(time.Minute) {
 		if !h.fed.Before(h.tail0) {
 			h.peaks.push(minuteIndex(h.fed), h.tail[int(h.fed.Sub(h.tail0)/time.Minute)])

@@ -64,6 +64,18 @@ func tableBoard() board {
 				"evening peak, and a later action lowering it); target tracking then acts within the new bounds, and the cost what-if includes them. " +
 				"No line: no scheduled action, or application-autoscaling:DescribeScheduledActions denied (counted in the exporter's AWS request errors).",
 			queries: []query{{expr: sel(c.AutoScalingScheduledActions, selTI), legend: "{{dimension}} {{index}}"}}},
+		{kind: tablePanel, title: "How the peaks are best served", unit: unitCount, merge: true, width: 24,
+			description: "Per table or GSI and dimension, the kind of its peaks over the last 7 whole UTC days (recurring: the same hour on at least 5 days; " +
+				"ramping: slower than target tracking reacts; flash: faster; steady; unknown: under 7 days of minutes) and what serves them: " +
+				"add_scheduled_scaling with the proposed MinCapacity (the report gives the put-scheduled-action commands), target_tracking, " +
+				"pre_warm_before_events, or none. The what-if columns are the throttled units of the policy's simulation without and with the proposed " +
+				"actions (a history capped by real throttling shows little: the advice also counts its minutes at capacity; docs/capacity.md, \"Serving a peak, four ways\").",
+			queries: []query{
+				{expr: fmt.Sprintf("max by (%s, dimension, peak_kind, recommendation, reason_code) (%s)", byTI, sel(c.CapacityPeakAdviceInfo, selTI)), instant: true, column: "-", unit: unitInfo},
+				{expr: fmt.Sprintf("max by (%s, dimension) (%s)", byTI, sel(c.CapacityPeakScheduleMinCapacity, selTI)), instant: true, column: "Proposed MinCapacity"},
+				{expr: fmt.Sprintf("max by (%s, dimension) (%s)", byTI, sel(c.CapacityPeakScheduleThrottled, selTI, `schedule="without"`)), instant: true, column: "Throttled units without"},
+				{expr: fmt.Sprintf("max by (%s, dimension) (%s)", byTI, sel(c.CapacityPeakScheduleThrottled, selTI, `schedule="with"`)), instant: true, column: "Throttled units with"},
+			}},
 		{kind: timeSeries, title: "Sudden peak taken without throttling, warm throughput, previous peak and demand (units/s)", unit: unitPerSecond, width: 24,
 			description: "The largest per-second demand the table or GSI takes all at once without throttling today (sudden peak): provisioned, its provisioned " +
 				"capacity; on-demand, the largest of the new-table 12,000 read / 4,000 write units, twice the highest per-second demand of the last 30 days " +

@@ -42,6 +42,9 @@ type capacityTableJ struct {
 	Verdict   *verdictJ    `json:"verdict"`
 	Class     *classJ      `json:"table_class"`
 	Warm      []warmJ      `json:"warm_throughput"`
+	// Peaks is how the peaks of the table and its GSIs are best served,
+	// per dimension.
+	Peaks []peakJ `json:"peaks"`
 	// Projection is the trend and the cost 12 and 24 months ahead; null
 	// without a cost window or prices.
 	Projection *projectionJ `json:"projection"`
@@ -382,6 +385,7 @@ func capacityDoc(reports []collectors.TableReport, now time.Time) capacityReport
 		}
 		t.Class = classDoc(r.Class)
 		t.Warm = warmDoc(r.Warm)
+		t.Peaks = peakDoc(r.Table, r.Peaks)
 		t.Projection = projectionDoc(r.Projection)
 		if h := r.Hourly; len(h.ConsumedRead) > 0 {
 			t.History = &historyJ{Start: h.Start.UTC(), StepSeconds: 3600,
@@ -563,6 +567,7 @@ func CapacityMarkdown(w io.Writer, reports []collectors.TableReport, now time.Ti
 			optShare(c.StorageShare), optShare(c.BreakEvenShare), optUSD(c.SavingUSD), c.Recommendation, c.ReasonCode)
 	}
 	projectionMarkdown(&b, doc)
+	peakMarkdown(&b, doc)
 	b.WriteString("\n## Warm throughput and sudden peaks\n\n" + warmIntro + "\n\n")
 	b.WriteString("| Table | Index | Warm throughput read / write (status) | 30-day peak read | 30-day peak write | Sudden peak read | Sudden peak write |\n|---|---|---|---:|---:|---:|---:|\n")
 	for _, t := range doc.Tables {
@@ -727,6 +732,7 @@ var capacityHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 	"classText":       classText,
 	"engineeringText": engineeringText,
 	"warmText":        warmText,
+	"peakText":        peakText,
 	"growthText":      growthText,
 	"projectionIntro": func() string { return projectionIntro },
 }).Parse(`<!DOCTYPE html>
@@ -769,6 +775,7 @@ svg { background: #fbfcfd; border: 1px solid #e5e8ec; }
 {{with .Error}}<p class="switch">No cost what-if: {{.}}</p>{{end}}
 {{with .Class}}<p>{{classText .}}</p>{{end}}
 {{with .Warm}}<p>{{warmText .}}</p>{{end}}
+{{with peakText .Peaks}}<p>{{.}}</p>{{end}}
 {{with .Projection}}<p>A year or two ahead: trend {{growthText .}}.{{if not .Months}} No projection.{{end}}</p>{{end}}
 {{range .Notes}}<p>{{.}}</p>{{end}}
 <div class="charts">

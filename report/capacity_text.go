@@ -130,6 +130,18 @@ func CapacityText(out io.Writer, reports []collectors.TableReport) {
 		}
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Serving the peaks ("+peakIntro+")")
+	fmt.Fprintln(w, "ACCOUNT\tREGION\tTABLE\tINDEX\tDIMENSION\tPEAKS\tRECOMMENDATION (REASON)\tPROPOSED SCHEDULE")
+	for _, r := range reports {
+		for _, p := range peakDoc(r.Table, r.Peaks) {
+			sched := "-"
+			if s := p.Schedule; s != nil {
+				sched = fmt.Sprintf("%s MinCapacity=%g, %s MinCapacity=%g", s.RaiseSchedule, s.RaiseMinCapacity, s.LowerSchedule, s.LowerMinCapacity)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%s\n", r.Account, r.Region, r.Table, indexName(p.Index), p.Dimension, p.Kind, p.Recommendation, p.ReasonCode, sched)
+		}
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Diagnosis (provisioned tables, per table or GSI and dimension their own auto-scaling policy scales: request units the simulation of the current policy "+
 		"throttles and saturated minutes (consumed demand at or above the simulated capacity: where a history capped by real throttling shows it) by cause, "+
 		"with the latest throttled or saturated minute; at max = capacity held at the auto-scaling maximum, target = units a 70% target would not throttle, "+

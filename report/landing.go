@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
 	"github.com/dynamodb-exporter/dynamodb_exporter/collectors"
 )
 
@@ -24,7 +26,7 @@ type Landing struct {
 	Now time.Time
 }
 
-var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"usd": usd, "storage": classStorage, "class": classCell, "sudden": suddenCell, "ahead": aheadCell}).Parse(`<!DOCTYPE html>
+var landingHTML = template.Must(template.New("landing").Funcs(template.FuncMap{"usd": usd, "storage": classStorage, "class": classCell, "sudden": suddenCell, "peaks": peaksCell, "ahead": aheadCell}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -43,11 +45,11 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2r
 <h2>Fleet summary</h2>
 {{if not .CapacityEnabled}}<p>The capacity collector is disabled (collectors.capacity): no cost figures.</p>
 {{else if not .Tables}}<p>No capacity figures yet: the capacity collector has not completed its first run.</p>
-{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; backups and streams are out of scope); storage at today's size and the table class's list price, and the table-class advice; the largest sudden peak the base table takes without throttling, in units per second (docs/capacity.md, "Warm throughput and sudden peaks"); the monthly cost in each mode 24 months ahead at the traffic trend (growth applied only when its 99% interval excludes zero) and the month the cheaper mode changes (docs/capacity.md, "The cost a year or two ahead"). Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
+{{else}}<p class="meta">Throughput cost per month from the last 30 days of actual consumption (provisioned simulates target-tracking auto-scaling; backups and streams are out of scope); storage at today's size and the table class's list price, and the table-class advice; the largest sudden peak the base table takes without throttling, in units per second (docs/capacity.md, "Warm throughput and sudden peaks"); the kind of the base table's peaks over the last 7 days, read / write, and what serves them (docs/capacity.md, "Serving a peak, four ways"); the monthly cost in each mode 24 months ahead at the traffic trend (growth applied only when its 99% interval excludes zero) and the month the cheaper mode changes (docs/capacity.md, "The cost a year or two ahead"). Largest saving first; page served {{.Generated}}. <code>dynamodb_exporter capacity report --format html</code> writes the full report with charts.</p>
 <table>
-<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th><th>Storage / month</th><th>Table class</th><th>Sudden peak read / write (× 30-day peak)</th><th>In 24 months: on-demand / provisioned</th></tr></thead>
+<thead><tr><th>Table</th><th>Account / region</th><th>Mode</th><th>On-demand / month</th><th>Provisioned / month</th><th>Saving if switched / month</th><th>Recommendation</th><th>Reason</th><th>Storage / month</th><th>Table class</th><th>Sudden peak read / write (× 30-day peak)</th><th>Peaks: read / write (what serves them)</th><th>In 24 months: on-demand / provisioned</th></tr></thead>
 <tbody>
-{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if and (ne .Recommendation "keep") (ne .Recommendation "undecided")}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}<td class="n">{{storage .Class}}</td><td>{{class .Class}}</td><td class="n">{{sudden .Warm}}</td><td>{{ahead .Projection}}</td></tr>
+{{range .Tables}}<tr><td>{{.Table}}</td><td>{{.Account}} / {{.Region}}</td><td>{{.Mode}}</td>{{with .Cost}}<td class="n">{{usd .MonthlyOnDemandUSD}}</td><td class="n">{{usd .MonthlyProvisionedUSD}}</td><td class="n{{if lt .MonthlySavingUSD 0.0}} neg{{end}}">{{usd .MonthlySavingUSD}}</td><td{{if and (ne .Recommendation "keep") (ne .Recommendation "undecided")}} class="switch"{{end}}>{{.Recommendation}} ({{.ReasonCode}})</td><td>{{.Reason}}</td>{{else}}<td colspan="5">no cost what-if yet{{with .Error}}: {{.}}{{end}}</td>{{end}}<td class="n">{{storage .Class}}</td><td>{{class .Class}}</td><td class="n">{{sudden .Warm}}</td><td>{{peaks .Peaks}}</td><td>{{ahead .Projection}}</td></tr>
 {{end}}</tbody>
 </table>{{end}}
 </body>
@@ -130,6 +132,26 @@ func suddenCell(ws []warmJ) string {
 		}
 	}
 	return "-"
+}
+
+// peaksCell is the base table's peak kinds, read / write, with the
+// recommendation of each that asks for something; "-" without figures.
+func peaksCell(ps []peakJ) string {
+	var cells []string
+	for _, p := range ps {
+		if p.Index != "" {
+			continue
+		}
+		c := p.Kind
+		if p.Recommendation != string(capacity.PeakActionNone) {
+			c += " (" + p.Recommendation + ")"
+		}
+		cells = append(cells, c)
+	}
+	if len(cells) == 0 {
+		return "-"
+	}
+	return strings.Join(cells, " / ")
 }
 
 // aheadCell is the projection at the last horizon with the trend and the

@@ -68,3 +68,25 @@ func TestLandingProjection(t *testing.T) {
 		}
 	}
 }
+
+// TestLandingPeaks: the landing page names the kind of the base table's
+// peaks, read / write, with what serves a kind that asks for something.
+func TestLandingPeaks(t *testing.T) {
+	tb := tableWithSaving("orders", 1)
+	read, write := capacity.Peaks{Kind: capacity.PeakSteady, Days: 7}, capacity.Peaks{Kind: capacity.PeakFlash, Days: 7, DaysWithPeak: 1, PeakDemand: 900, BaseDemand: 30, RampMinutes: 2, ReactionMinutes: 7}
+	gsi := capacity.Peaks{Kind: capacity.PeakRamping, Days: 7, RampMinutes: 40, ReactionMinutes: 7}
+	tb.Peaks = []collectors.PeakFigures{
+		{Peaks: [2]capacity.Peaks{read, write}},
+		{Index: "by-day", Peaks: [2]capacity.Peaks{gsi, gsi}},
+	}
+	var b bytes.Buffer
+	if err := LandingHTML(&b, Landing{MetricsPath: "/metrics", CapacityEnabled: true, Now: time.Now(), Reports: []collectors.TableReport{tb}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "<td>steady / flash (pre_warm_before_events)</td>"; !strings.Contains(b.String(), want) {
+		t.Errorf("landing page lacks %q:\n%s", want, b.String())
+	}
+	if strings.Contains(b.String(), "ramping") {
+		t.Errorf("landing page shows the GSI's peaks, want the base table's only:\n%s", b.String())
+	}
+}
