@@ -747,6 +747,29 @@ func ttlAlerts() []Rule {
 	// stepped reads 0 beside the item count: TTL deleting nothing at all
 	// is the extreme case.
 	tableAge := `(time() - max by (account, region, table) (dynamodb_table_creation_timestamp_seconds[[sel]]))`
+	// The table's growth now, in items a second: its mean growth since it
+	// was created (its items over its age), or, where larger, the items
+	// written in the last day at the retention of the newest ones (the
+	// share of the last sample's items whose TTL lies within a day below
+	// the latest live expiry, times the items: a writer at a steady
+	// retention adds that many a day), when the sample read at least
+	// min_recent_items of them. A table whose writes grew since its first
+	// months, or that was filled slowly from an import, grows faster now
+	// than its mean says.
+	meanGrowth := tableItems + ` / on (account, region, table) ` + tableAge
+	recentGrowth := `(
+    ` + tableItems + `
+      * on (account, region, table)
+    max by (account, region, table) (dynamodb_ttl_sampled_live_items_near_latest_expiry[[sel "within=\"1d\""]] >= [[.P.min_recent_items]])
+      / on (account, region, table)
+    (` + sampled + ` > 0)
+      / 86400
+  )`
+	growthNow := `(
+    ` + recentGrowth + ` > on (account, region, table) ` + meanGrowth + `
+    or on (account, region, table)
+    ` + meanGrowth + `
+  )`
 	deletedSoFar := `(
     sum by (account, region, table) (increase(dynamodb_ttl_deleted_items_total[[sel]][[rng .P.age_deletion_window]])) / [[seconds .P.age_deletion_window]]
     or on (account, region, table) 0 * ` + tableItems + `
@@ -899,6 +922,7 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 				{Name: "min_growth_ratio", Kind: Number, Default: "0.01", Doc: "Growth of the item count over the window, as a share of the items, under which a table is not growing materially."},
 				{Name: "min_table_age", Kind: Number, Default: "2592000", Doc: "Second branch (the first evaluation, before a growth window of history): age of the table in seconds (DescribeTable's CreationDateTime) under which its mean growth since creation is not judged: a table in its first 30 days may be filling up to a retention of a month or more by design."},
 				{Name: "min_retention_to_age", Kind: Number, Default: "2", Doc: "Second branch: how many times the table's age the newest sampled live items must still have to live (the latest live expiry the TTL sampler saw, from now): a table filling up to a retention a little longer than its age levels off soon; one whose new items outlive its age twice over at least triples its storage before TTL catches up."},
+				{Name: "min_recent_items", Kind: Number, Default: "10", Doc: "Second branch: sampled live items whose TTL lies within a day below the latest live expiry (the items written in the last day at the newest retention) from which the table's growth now is judged from them, when it is above its mean growth since creation: fewer are too few to tell a rate (10 sampled items: about ±30%)."},
 				{Name: "age_deletion_window", Kind: Duration, Default: "6h", Doc: "Second branch: window of TTL's deletion rate compared with the table's mean growth over its age (while the exporter is younger, its deletions so far over the whole window); keep it no longer than the alert's for (6h), so that the evaluation that fires reads a full window."},
 			},
 			// Items written over the window are estimated as the growth of
@@ -914,7 +938,9 @@ dynamodb_ttl_expired_items_lower_bound[[sel]]
 			// day of the exporter's own history): the table's items over
 			// its age are its mean net growth since it was created; against
 			// TTL's deletion rate so far (up to age_deletion_window) it
-			// gives the same share. A table at steady state (older than its
+			// gives the same share (or, where larger and the last sample read
+			// enough of them, the items written in the last day at the newest
+			// retention: growthNow). A table at steady state (older than its
 			// retention) holds about retention x write rate items, so its
 			// share is age / (age + retention), over a half: only a table
 			// younger than the retention its items carry can fire, and it
@@ -947,7 +973,7 @@ or
   (
     ` + deletedSoFar + `
     + on (account, region, table)
-    ` + tableItems + ` / on (account, region, table) ` + tableAge + `
+    ` + growthNow + `
   )
     <= [[.P.max_deletion_share]]
   and on (account, region, table)
@@ -957,7 +983,7 @@ or
     >= on (account, region, table) [[.P.min_retention_to_age]] * ` + tableAge + `
   and on (account, region, table)
   max by (account, region, table) (dynamodb:consumed_write_capacity_units:rate[[sel "index=\"\""]])
-    >= on (account, region, table) ` + tableItems + ` / on (account, region, table) ` + tableAge + `
+    >= on (account, region, table) ` + growthNow + `
 )
 )
 and on (account, region, table)
@@ -969,7 +995,7 @@ unless on (account, region, table)
 ) > 0.5`,
 			Summary: "A DynamoDB table's storage grows while TTL deletes far fewer items than are written.",
 			Description: `{{ $labels.table }} ({{ $labels.account }}, {{ $labels.region }}): TTL deleted only {{ $value | humanizePercentage }} of the items written (the table's growth plus the deletions), for hours: ` +
-				`over the growth window, or, before the exporter holds that much history, against the table's mean growth since it was created (its items over its age) while it is still written at that pace. ` +
+				`over the growth window, or, before the exporter holds that much history, against the table's growth now (its mean growth since it was created, or, where larger, the items the TTL sampler saw written in the last day at the newest retention) while it is still written at that pace. ` +
 				`Items live longer than the table has existed so far (a retention longer than intended, or a table still filling up to its retention), or TTL deletes far slower than items expire. Storage and its cost keep growing until deletions catch up with writes.`,
 		},
 		{
