@@ -80,6 +80,9 @@ func (p Peaks) Advice() PeakAdvice {
 	case PeakRecurring:
 		pr := p.Proposal
 		what := fmt.Sprintf("a peak of %.0f units/s starts at about %s on %d of the last %d days", p.PeakDemand, hhmm(p.StartMinute), p.Recurring, p.Days)
+		if p.Weekly {
+			what = fmt.Sprintf("a peak of %.0f units/s starts at about %s on %d of the last %d %ss", p.PeakDemand, hhmm(p.StartMinute), p.Recurring, p.Weeks, p.Weekday)
+		}
 		switch {
 		case pr == nil && p.NoPolicy:
 			return PeakAdvice{PeakActionNone, PeakReasonRecurringNoPolicy, what + "; the dimension has no auto-scaling policy, which scheduled actions need"}

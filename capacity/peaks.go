@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,8 +41,11 @@ import (
 //     within one 60-minute window of the UTC day (the window starting at one
 //     of those days' start; the one that holds most, then the earliest).
 //     One peak per day is considered: a dimension with two daily peaks of
-//     alternating size may be seen as neither. Weekly recurrence is not
-//     looked for (it needs weeks of days).
+//     alternating size may be seen as neither.
+//   - Weekly: not recurring daily, but on at least MinWeeks of the last
+//     Weeks same weekdays (Mondays, ...) the day's peak starts within one
+//     60-minute window (the weekday holding most, then the earliest): a
+//     recurring peak on that weekday, its figures from those days.
 //   - Otherwise, ramping when the highest peak's ramp is longer than the
 //     reaction (ScaleOutPoints + ScaleOutDelay in minutes), flash otherwise.
 //
@@ -92,13 +96,21 @@ type PeakRule struct {
 	// LeadMargin is added to ScaleOutDelay to make the lead time of a
 	// proposed raise.
 	LeadMargin time.Duration
+	// Weeks is how many of the same weekdays are examined for a weekly
+	// peak (0: none), MinWeeks on how many the peak must start in the same
+	// hour. The tracker then keeps 7 × Weeks days.
+	Weeks, MinWeeks int
 }
 
 // DefaultPeakRule returns 5 of the last 7 days, a peak at twice the median
-// and at least 1 unit per second above it, and a 5-minute margin.
+// and at least 1 unit per second above it, a 5-minute margin, and weekly
+// peaks on 3 of the last 4 same weekdays.
 func DefaultPeakRule() PeakRule {
-	return PeakRule{Days: 7, MinDays: 5, Factor: 2, MinRise: 1, LeadMargin: 5 * time.Minute}
+	return PeakRule{Days: 7, MinDays: 5, Factor: 2, MinRise: 1, LeadMargin: 5 * time.Minute, Weeks: 4, MinWeeks: 3}
 }
+
+// keep returns how many whole days the tracker keeps.
+func (r PeakRule) keep() int { return max(r.Days, 7*r.Weeks) }
 
 // Validate reports the first invalid threshold.
 func (r PeakRule) Validate() error {
@@ -113,6 +125,10 @@ func (r PeakRule) Validate() error {
 		return fmt.Errorf("capacity: PeakRule.MinRise %v must be a finite non-negative number", r.MinRise)
 	case r.LeadMargin < 0:
 		return fmt.Errorf("capacity: PeakRule.LeadMargin %v is negative", r.LeadMargin)
+	case r.Weeks < 0 || r.Weeks > 8:
+		return fmt.Errorf("capacity: PeakRule.Weeks %d must be within 0-8", r.Weeks)
+	case r.Weeks > 0 && (r.MinWeeks < 1 || r.MinWeeks > r.Weeks):
+		return fmt.Errorf("capacity: PeakRule.MinWeeks %d must be within 1-%d", r.MinWeeks, r.Weeks)
 	}
 	return nil
 }
@@ -121,6 +137,11 @@ func (r PeakRule) Validate() error {
 type Peaks struct {
 	// Kind is how the peaks are best served.
 	Kind PeakKind
+	// Weekly is set for a peak that recurs on one weekday (Weekday), not
+	// daily: Recurring then counts weeks, of Weeks.
+	Weekly  bool
+	Weekday time.Weekday
+	Weeks   int
 	// Reason says why Kind is PeakUnknown.
 	Reason string
 	// Days is how many whole days were examined, DaysWithPeak how many had
@@ -159,6 +180,8 @@ type ScheduleProposal struct {
 	Without, With WhatIf
 	// Covered is the span of minutes the what-if simulated.
 	Covered time.Duration
+	// Weekly is set for the actions of a weekly peak.
+	Weekly bool
 }
 
 // WhatIf is one simulated run of a dimension.
@@ -187,13 +210,24 @@ func (p ScheduleProposal) SaturatedMinutesAvoided() float64 {
 }
 
 // Worthwhile reports whether the proposal avoids at least half a unit of
-// throttling, or at least a saturated minute a day of its what-if (on a
-// history capped by real throttling, the throttled demand shows only as
-// consumption held at the capacity): a dimension whose existing scheduled
-// actions already cover the peak, or whose target tracking already serves
-// it, gains nothing.
+// throttling, or at least a saturated minute a peak (a day, or a week for
+// a weekly peak) of its what-if (on a history capped by real throttling,
+// the throttled demand shows only as consumption held at the capacity): a
+// dimension whose existing scheduled actions already cover the peak, or
+// whose target tracking already serves it, gains nothing.
 func (p ScheduleProposal) Worthwhile() bool {
-	return p.ThrottledUnitsAvoided() >= 0.5 || p.SaturatedMinutesAvoided() >= math.Max(1, math.Floor(p.Covered.Hours()/24))
+	return p.ThrottledUnitsAvoided() >= 0.5 || p.SaturatedMinutesAvoided() >= MinSaturatedMinutes(p.Covered, p.Weekly)
+}
+
+// MinSaturatedMinutes is the least saturated minutes over span that show a
+// recurring peak throttled: one a day (a week for a weekly peak), and at
+// least one.
+func MinSaturatedMinutes(span time.Duration, weekly bool) float64 {
+	period := 24 * time.Hour
+	if weekly {
+		period *= 7
+	}
+	return math.Max(1, math.Floor(float64(span)/float64(period)))
 }
 
 // PeakLookBack is how many minutes before a peak minute the start of its
@@ -202,6 +236,7 @@ const PeakLookBack = 60
 
 // dayPeak is the peak of one whole day.
 type dayPeak struct {
+	day        int32 // days since the Unix epoch
 	has        bool
 	base, peak float32 // units per second
 	start      int16   // minute of the day the run starts (negative: the day before)
@@ -210,9 +245,9 @@ type dayPeak struct {
 }
 
 // PeakTracker classifies one dimension's peaks from its minutes as they
-// arrive (Add), keeping about 600 bytes: the last PeakLookBack minutes, the
+// arrive (Add), keeping about 1 KB: the last PeakLookBack minutes, the
 // current day's 24 hourly sums and running peak, and a summary of each of
-// the last PeakRule.Days whole days. A collector can keep one per table or
+// the last PeakRule.Days (7 × PeakRule.Weeks) whole days. A collector can keep one per table or
 // GSI dimension instead of the days of minutes the classification reads.
 type PeakTracker struct {
 	rule  PeakRule
@@ -242,7 +277,7 @@ func NewPeakTracker(start time.Time, rule PeakRule) (*PeakTracker, error) {
 		return nil, err
 	}
 	start = start.UTC().Truncate(time.Minute)
-	return &PeakTracker{rule: rule, start: start, day: start.Truncate(24 * time.Hour), days: make([]dayPeak, 0, rule.Days)}, nil
+	return &PeakTracker{rule: rule, start: start, day: start.Truncate(24 * time.Hour), days: make([]dayPeak, 0, rule.keep())}, nil
 }
 
 // Clone returns an independent copy of the tracker.
@@ -304,11 +339,11 @@ func (t *PeakTracker) finishDay() {
 		}
 		slices.Sort(hours[:])
 		base, peak := median(hours[:]), float64(t.peak)/60
-		sum = dayPeak{base: float32(base), peak: float32(peak)}
+		sum = dayPeak{day: int32(t.day.Unix() / 86400), base: float32(base), peak: float32(peak)}
 		if peak >= t.rule.Factor*base && peak-base >= t.rule.MinRise && t.peak > 0 {
 			sum.has, sum.start, sum.end, sum.ramp = true, int16(t.runFrom), int16(t.runTo), int16(t.at-t.runFrom)
 		}
-		if len(t.days) == t.rule.Days {
+		if len(t.days) == t.rule.keep() {
 			t.days = append(t.days[:0], t.days[1:]...)
 		}
 		t.days = append(t.days, sum)
@@ -325,12 +360,12 @@ func (t *PeakTracker) finishDay() {
 // (AnalyzePeaks fills it).
 func (t *PeakTracker) Peaks(a AutoScalingSettings) Peaks {
 	out := Peaks{ReactionMinutes: ScaleOutPoints + ceilMinutes(a.ScaleOutDelay)}
-	days := t.days
-	if len(days) < t.rule.Days {
+	if len(t.days) < t.rule.Days {
 		out.Kind = PeakUnknown
-		out.Reason = fmt.Sprintf("the history holds %d whole days, the classification needs %d", len(days), t.rule.Days)
+		out.Reason = fmt.Sprintf("the history holds %d whole days, the classification needs %d", len(t.days), t.rule.Days)
 		return out
 	}
+	days := t.days[len(t.days)-t.rule.Days:]
 	out.Days = len(days)
 	bases := make([]float64, 0, len(days))
 	top := -1
@@ -350,32 +385,81 @@ func (t *PeakTracker) Peaks(a AutoScalingSettings) Peaks {
 		return out
 	}
 	out.PeakDemand, out.RampMinutes = float64(days[top].peak), int(days[top].ramp)
-	startOf := func(p dayPeak) int { return (int(p.start)%1440 + 1440) % 1440 }
-	// The 60-minute window of the day holding most peak starts.
-	best, bestN := -1, 0
+	if anchor, n := recurringWindow(days); n >= t.rule.MinDays {
+		out.Kind, out.Recurring = PeakRecurring, n
+		out.recurringFigures(days, anchor)
+		return out
+	}
+	// A weekly peak: the weekday whose days' peaks start in one hour most
+	// often over the last Weeks weeks.
+	if w := t.rule.Weeks; w > 0 && len(t.days) >= 7*w {
+		weeks := t.days[len(t.days)-7*w:]
+		bestN, bestAnchor, bestDay := 0, 0, time.Weekday(0)
+		for wd := time.Sunday; wd <= time.Saturday; wd++ {
+			var same []dayPeak
+			for _, p := range weeks {
+				if weekdayOf(p.day) == wd {
+					same = append(same, p)
+				}
+			}
+			if anchor, n := recurringWindow(same); n > bestN {
+				bestN, bestAnchor, bestDay = n, anchor, wd
+			}
+		}
+		if bestN >= t.rule.MinWeeks {
+			var same []dayPeak
+			for _, p := range weeks {
+				if weekdayOf(p.day) == bestDay {
+					same = append(same, p)
+				}
+			}
+			out.Kind, out.Recurring, out.Weekly, out.Weekday, out.Weeks = PeakRecurring, bestN, true, bestDay, w
+			out.recurringFigures(same, bestAnchor)
+			return out
+		}
+	}
+	out.Kind = PeakFlash
+	if out.RampMinutes > out.ReactionMinutes {
+		out.Kind = PeakRamping
+	}
+	return out
+}
+
+// weekdayOf returns the weekday of a day counted since the Unix epoch (a
+// Thursday).
+func weekdayOf(day int32) time.Weekday { return time.Weekday((int(day)%7 + 7 + 4) % 7) }
+
+// startOf returns the minute of the UTC day a day's peak run starts.
+func startOf(p dayPeak) int { return (int(p.start)%1440 + 1440) % 1440 }
+
+// recurringWindow returns the start (minute of the UTC day) of the
+// 60-minute window, among those starting at one of the days' peak starts,
+// that holds the most peak starts (then the earliest), and how many.
+func recurringWindow(days []dayPeak) (anchor, n int) {
+	best := -1
 	for d, p := range days {
 		if !p.has {
 			continue
 		}
-		n := 0
+		k := 0
 		for _, q := range days {
 			if q.has && (startOf(q)-startOf(p)+1440)%1440 < 60 {
-				n++
+				k++
 			}
 		}
-		if n > bestN || (n == bestN && startOf(p) < startOf(days[best])) {
-			best, bestN = d, n
+		if k > n || (k == n && startOf(p) < startOf(days[best])) {
+			best, n = d, k
 		}
 	}
-	if bestN < t.rule.MinDays {
-		out.Kind = PeakFlash
-		if out.RampMinutes > out.ReactionMinutes {
-			out.Kind = PeakRamping
-		}
-		return out
+	if best < 0 {
+		return 0, 0
 	}
-	out.Kind, out.Recurring = PeakRecurring, bestN
-	anchor := startOf(days[best])
+	return startOf(days[best]), n
+}
+
+// recurringFigures sets the start, end, peak and ramp of a recurring peak
+// from the days whose peak starts within 60 minutes of anchor.
+func (out *Peaks) recurringFigures(days []dayPeak, anchor int) {
 	out.StartMinute, out.EndMinute, out.PeakDemand, out.RampMinutes = anchor, -1, 0, 0
 	for _, q := range days {
 		if !q.has || (startOf(q)-anchor+1440)%1440 >= 60 {
@@ -391,7 +475,6 @@ func (t *PeakTracker) Peaks(a AutoScalingSettings) Peaks {
 			out.PeakDemand, out.RampMinutes = float64(q.peak), int(q.ramp)
 		}
 	}
-	return out
 }
 
 // AnalyzePeaks classifies the peaks of one dimension's series under its
@@ -434,14 +517,20 @@ func AnalyzePeaks(s Series, a AutoScalingSettings, rule PeakRule, unitHour float
 // minutes as they arrive.
 func ProposeSchedule(pk Peaks, a AutoScalingSettings, rule PeakRule) ScheduleProposal {
 	lead := ceilMinutes(a.ScaleOutDelay) + ceilMinutes(rule.LeadMargin)
-	raiseAt := ((pk.StartMinute-lead)%1440 + 1440) % 1440
-	lowerAt := (pk.EndMinute + 1) % 1440
+	raiseAt := pk.StartMinute - lead
+	lowerAt := pk.EndMinute + 1
 	need := math.Min(a.Max, math.Ceil(pk.PeakDemand/a.Target-1e-9))
 	name := fmt.Sprintf("dynamodb-exporter-peak-%02d%02d", pk.StartMinute/60%24, pk.StartMinute%60)
+	cron := dailyCron
+	if pk.Weekly {
+		name = fmt.Sprintf("dynamodb-exporter-peak-%s-%02d%02d", strings.ToLower(pk.Weekday.String()[:3]), pk.StartMinute/60%24, pk.StartMinute%60)
+		cron = func(minute int) string { return weeklyCron(pk.Weekday, minute) }
+	}
 	return ScheduleProposal{
+		Weekly:      pk.Weekly,
 		LeadMinutes: lead,
-		Raise:       ScheduledAction{Name: name + "-raise", Schedule: dailyCron(raiseAt), Min: need},
-		Lower:       ScheduledAction{Name: name + "-lower", Schedule: dailyCron(lowerAt), Min: a.Min},
+		Raise:       ScheduledAction{Name: name + "-raise", Schedule: cron(raiseAt), Min: need},
+		Lower:       ScheduledAction{Name: name + "-lower", Schedule: cron(lowerAt), Min: a.Min},
 	}
 }
 
@@ -476,7 +565,17 @@ func propose(s Series, a AutoScalingSettings, rule PeakRule, unitHour float64, p
 }
 
 // dailyCron is the Application Auto Scaling cron expression running every
-// day at a minute of the UTC day.
+// day at a minute of the UTC day (taken modulo a day).
 func dailyCron(minute int) string {
+	minute = (minute%1440 + 1440) % 1440
 	return fmt.Sprintf("cron(%d %d * * ? *)", minute%60, minute/60)
+}
+
+// weeklyCron is the Application Auto Scaling cron expression running every
+// week at a minute of weekday wd's UTC day; a minute before it or past its
+// end falls on the day before or after. Day of week 1-7 is SUN-SAT.
+func weeklyCron(wd time.Weekday, minute int) string {
+	day := (int(wd) + int(math.Floor(float64(minute)/1440))%7 + 7) % 7
+	minute = (minute%1440 + 1440) % 1440
+	return fmt.Sprintf("cron(%d %d ? * %d *)", minute%60, minute/60, day+1)
 }

@@ -161,6 +161,11 @@ func TestAnalyzePeaksKinds(t *testing.T) {
 	if _, err := AnalyzePeaks(evening(7, 10, 60), a, PeakRule{Days: 7, MinDays: 8, Factor: 2}, 1); err == nil {
 		t.Error("MinDays above Days accepted")
 	}
+	for _, r := range []PeakRule{{Days: 7, MinDays: 5, Factor: 2, Weeks: 9, MinWeeks: 3}, {Days: 7, MinDays: 5, Factor: 2, Weeks: 4, MinWeeks: 5}, {Days: 7, MinDays: 5, Factor: 2, Weeks: 4}} {
+		if err := r.Validate(); err == nil || !strings.Contains(err.Error(), "Weeks") {
+			t.Errorf("%+v: error %v, want one naming Weeks or MinWeeks", r, err)
+		}
+	}
 }
 
 func TestPeakAdviceAndCommand(t *testing.T) {
@@ -206,14 +211,14 @@ func TestPeakAdviceAndCommand(t *testing.T) {
 	}
 }
 
-// The tracker keeps fixed state: about 600 bytes for 7 days, nothing
+// The tracker keeps fixed state: about 1 KB for 28 days, nothing
 // allocated per minute, and it answers at any time from the whole days
 // seen so far.
 func TestPeakTrackerState(t *testing.T) {
 	rule := DefaultPeakRule()
-	size := unsafe.Sizeof(PeakTracker{}) + uintptr(rule.Days)*unsafe.Sizeof(dayPeak{})
-	if size > 700 {
-		t.Errorf("tracker state %d bytes, want at most 700", size)
+	size := unsafe.Sizeof(PeakTracker{}) + uintptr(rule.keep())*unsafe.Sizeof(dayPeak{})
+	if size > 1200 {
+		t.Errorf("tracker state %d bytes, want at most 1,200", size)
 	}
 	s := evening(9, 10, 60, 0, 1, 2, 3, 4, 5, 6, 7, 8)
 	tr, err := NewPeakTracker(s.Start.Add(13*time.Hour), rule) // the first day is partial
@@ -242,5 +247,69 @@ func TestPeakTrackerState(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(1000, func() { tr.Add(600) }); n > 0.01 {
 		t.Errorf("%v allocations per minute", n)
+	}
+}
+
+// mondays builds weeks × 7 days from Monday 2026-11-02, midnight UTC, at
+// base units per second, with peak units per second for two hours from
+// minute at of the Mondays listed (0 the first).
+func mondays(weeks int, base, peak float64, at int, on ...int) Series {
+	s := Series{Start: utc(2026, 11, 2, 0, 0), Sum: perMinute(weeks*7*1440, flat(base))}
+	for _, w := range on {
+		for m := at; m < at+120; m++ {
+			s.Sum[w*7*1440+m] = peak * 60
+		}
+	}
+	return s
+}
+
+// A weekly peak: Mondays at 06:00 for two hours on 3 or 4 of the last 4
+// Mondays recur (a weekly proposal on day of week 2, MON); on 2 of 4 they
+// do not. A peak daily on most days stays daily. One starting at 00:05 on
+// Mondays is raised on Sundays at 23:55.
+func TestAnalyzePeaksWeekly(t *testing.T) {
+	a := AutoScalingSettings{Target: 0.7, Min: 5, Max: 1000, ScaleOutDelay: 5 * time.Minute}
+	for _, on := range [][]int{{0, 1, 2, 3}, {0, 2, 3}} {
+		p, err := AnalyzePeaks(mondays(4, 10, 60, 6*60, on...), a, DefaultPeakRule(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Kind != PeakRecurring || !p.Weekly || p.Weekday != time.Monday || p.Recurring != len(on) || p.Weeks != 4 || p.StartMinute != 360 || p.EndMinute != 479 {
+			t.Fatalf("Mondays %v: %+v, want weekly on %d of 4 Mondays from 06:00 to 07:59", on, p, len(on))
+		}
+		pr := p.Proposal
+		if pr.Raise.Schedule != "cron(50 5 ? * 2 *)" || pr.Lower.Schedule != "cron(0 8 ? * 2 *)" || pr.Raise.Min != 86 || pr.Raise.Name != "dynamodb-exporter-peak-mon-0600-raise" {
+			t.Errorf("Mondays %v: proposal %+v %+v", on, pr.Raise, pr.Lower)
+		}
+		if !pr.Worthwhile() || pr.With.ThrottledUnits != 0 || pr.Without.ThrottledUnits == 0 {
+			t.Errorf("Mondays %v: throttled without %v, with %v", on, pr.Without.ThrottledUnits, pr.With.ThrottledUnits)
+		}
+		if got := p.Advice(); got.Action != PeakActionAddScheduledScaling || !strings.Contains(got.Reason, "of the last 4 Mondays") {
+			t.Errorf("Mondays %v: advice %+v", on, got)
+		}
+	}
+	p, err := AnalyzePeaks(mondays(4, 10, 60, 6*60, 0, 3), a, DefaultPeakRule(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != PeakFlash || p.Weekly {
+		t.Errorf("2 of 4 Mondays: %s (weekly %v), want flash", p.Kind, p.Weekly)
+	}
+	p, err = AnalyzePeaks(mondays(4, 10, 60, 5, 0, 1, 2, 3), a, DefaultPeakRule(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Weekly || p.Proposal.Raise.Schedule != "cron(55 23 ? * 1 *)" || p.Proposal.Lower.Schedule != "cron(5 2 ? * 2 *)" {
+		t.Errorf("Mondays at 00:05: weekly %v, raise %s, lower %s, want Sunday 23:55 and Monday 02:05", p.Weekly, p.Proposal.Raise.Schedule, p.Proposal.Lower.Schedule)
+	}
+	// Without weeks in the rule, the same Mondays are a flash peak.
+	rule := DefaultPeakRule()
+	rule.Weeks = 0
+	if p, _ := AnalyzePeaks(mondays(4, 10, 60, 6*60, 0, 1, 2, 3), a, rule, 1); p.Kind != PeakFlash {
+		t.Errorf("Weeks 0: %s, want flash", p.Kind)
+	}
+	// A daily evening peak within the 4 weeks stays daily.
+	if p, _ := AnalyzePeaks(evening(28, 10, 60, 20, 21, 22, 23, 24, 25, 26), a, DefaultPeakRule(), 1); p.Kind != PeakRecurring || p.Weekly {
+		t.Errorf("daily peak over 4 weeks: %s weekly %v", p.Kind, p.Weekly)
 	}
 }

@@ -25,15 +25,16 @@ import (
 // about half of that (BenchmarkCapacityLiveHeap: 11.6 KB per series in
 // all).
 //
-// Since December 3, 2026 (issue 22, serving peaks): 16.5 KB measured
-// (16,892 bytes, 14,417 before): every series keeps a peak tracker (about
-// 600 bytes), and each table or GSI with a recurring peak its policy
+// Since December 3, 2026 (issue 22, serving peaks): 16.8 to 17.1 KB
+// measured (17,213 and 17,521 bytes in two runs, 14,417 before): every
+// series keeps a peak tracker (about 1 KB: 28 days of summaries, for
+// weekly peaks), and each table or GSI with a recurring peak its policy
 // throttles or saturates keeps the simulation of the proposed scheduled
 // actions (about 3 KB: a stream with the parsed schedules, 8 days of
 // figures, the proposals and the settings they were made for), which this
 // test's traffic gives every table and GSI (the worst case; a table whose
 // peaks are served keeps the tracker only). A debt of issue 24 (memory).
-const seriesBudget = 17 << 10
+const seriesBudget = 18 << 10
 
 // diagnosedSeriesBudget is seriesBudget for a provisioned table whose
 // every dimension its own policy scales at a target above 70% and
@@ -54,9 +55,9 @@ const seriesBudget = 17 << 10
 // decision and the team's time; the budget grew by half a KB to hold it,
 // a debt of issue 24 (memory), repaid by the packing (seriesBudget): 16.4
 // KB measured (16,749 bytes).
-// Since December 3, 2026: 19.0 KB measured (19,407 bytes, 16,803 before),
+// Since December 3, 2026: 19.6 KB measured (20,034 bytes, 16,803 before),
 // the peak trackers and the proposals' simulations as in seriesBudget.
-const diagnosedSeriesBudget = 19<<10 + 512
+const diagnosedSeriesBudget = 20 << 10
 
 // TestHistoryBytesPerSeries measures the heap the collector keeps for 20
 // tables with 2 GSIs, 120 days old, after the first cycle (90 days

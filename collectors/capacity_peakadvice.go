@@ -4,7 +4,7 @@
 //
 //   - the classification (recurring, ramping, flash, steady, or unknown
 //     while the history holds fewer whole days than the rule needs) comes
-//     from a capacity.PeakTracker each history keeps (about 600 bytes),
+//     from a capacity.PeakTracker each history keeps (about 1 KB),
 //     built from the first fetch's minutes and fed every settled minute
 //     after it;
 //   - a recurring peak that the dimension's policy (its own, or the
@@ -29,6 +29,7 @@ package collectors
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
@@ -141,12 +142,13 @@ func (p *peakSim) whatIf(k int, from int32) capacity.WhatIf {
 
 // peakTracker returns the history's peak tracker fed with the minutes
 // settled at end, building it on a first fetch from the staged minutes
-// of the last peakRule.Days+1 days; nil when it cannot be built (no staged
+// of the days it keeps and one more (29: 4 weeks for a weekly peak; the
+// minutes of days 16 on are the 5-minute tier's, spread evenly); nil when it cannot be built (no staged
 // minutes) or lost a minute.
 func (h *history) peakTracker(end time.Time) *capacity.PeakTracker {
 	settled := settledAt(end)
 	if h.tracker == nil && h.staged != nil {
-		from := settled.Add(-time.Duration(peakRule.Days+1) * day).Truncate(day)
+		from := settled.Add(-time.Duration(max(peakRule.Days, 7*peakRule.Weeks)+1) * day).Truncate(day)
 		if s := h.staged.hour.start; from.Before(s) {
 			from = s
 		}
@@ -199,14 +201,20 @@ func (c *Capacity) policyOf(p capacity.Provisioning) *capacity.AutoScalingSettin
 }
 
 // sameProposal reports whether the new proposal q is the standing one p
-// (proposalSlack and 10% of MinCapacity apart at most).
+// (proposalSlack and 10% of MinCapacity apart at most, on the same days).
 func sameProposal(p, q *capacity.ScheduleProposal) bool {
 	if p == nil || q == nil {
 		return p == q
 	}
 	start := func(x *capacity.ScheduleProposal) int { return cronMinute(x.Raise.Schedule) }
+	days := func(x *capacity.ScheduleProposal) string {
+		if f := strings.Fields(x.Raise.Schedule); len(f) > 2 {
+			return strings.Join(f[2:], " ")
+		}
+		return ""
+	}
 	d := (start(p) - start(q) + 1440) % 1440
-	return min(d, 1440-d) <= proposalSlack && math.Abs(p.Raise.Min-q.Raise.Min) <= 0.1*p.Raise.Min && p.Lower.Min == q.Lower.Min
+	return min(d, 1440-d) <= proposalSlack && days(p) == days(q) && math.Abs(p.Raise.Min-q.Raise.Min) <= 0.1*p.Raise.Min && p.Lower.Min == q.Lower.Min
 }
 
 // cronMinute is the minute of the UTC day of a daily cron of
@@ -279,7 +287,7 @@ func (c *Capacity) peakFigures(st *capacityState, tb *Table, prices *capacity.Pr
 				// billing mode, a history shorter than a cost window):
 				// the proposal is unjudged.
 				f.Peaks[k].Proposal = &p
-			case !needsSchedule(w, k, lo, hi):
+			case !needsSchedule(w, k, lo, hi, pk.Weekly):
 				// The policy alone neither throttles nor saturates over
 				// the 7 days: nothing for a proposal to avoid (served),
 				// and no simulation to keep.
@@ -311,14 +319,14 @@ func (c *Capacity) peakFigures(st *capacityState, tb *Table, prices *capacity.Pr
 }
 
 // needsSchedule reports whether the cost what-if w of the policy alone
-// throttles at least half a unit or saturates at least a minute a day of
-// dimension k over minutes [lo, hi): only then can a proposal avoid
-// anything (ScheduleProposal.Worthwhile).
-func needsSchedule(w *whatIf, k int, lo, hi int32) bool {
+// throttles at least half a unit or saturates at least a minute a peak
+// (capacity.MinSaturatedMinutes) of dimension k over minutes [lo, hi):
+// only then can a proposal avoid anything (ScheduleProposal.Worthwhile).
+func needsSchedule(w *whatIf, k int, lo, hi int32, weekly bool) bool {
 	if w.dims[k].window(lo, hi).ThrottledUnits >= 0.5 {
 		return true
 	}
-	return w.dims[k].diagnosed && w.dims[k].diagnosis(lo, hi).SaturatedMinutes.Total() >= max(1, float64((hi-lo)/1440))
+	return w.dims[k].diagnosed && w.dims[k].diagnosis(lo, hi).SaturatedMinutes.Total() >= capacity.MinSaturatedMinutes(time.Duration(hi-lo)*time.Minute, weekly)
 }
 
 // startPeakRun starts the what-if of proposals: 7 days back while the

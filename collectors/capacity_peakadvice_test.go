@@ -140,3 +140,48 @@ func TestPeakAdviceShortHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestPeakAdviceWeeklyPeak: a 6x write peak on Thursday evenings (UTC)
+// for two hours, on a provisioned table whose policy throttles it, is
+// recurring on Thursdays from the first cycle: the tracker is built from 29
+// days of the first fetch, the older ones from the 5-minute tier. The
+// proposal runs on Thursdays (cron day of week 5).
+func TestPeakAdviceWeeklyPeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 35-day scenario")
+	}
+	sc, err := sim.LoadScenario([]byte(`name: weekly-peak
+history: 35d
+tables:
+  - name: route-uploads
+    billing: provisioned
+    capacity: {read: 50, write: 100}
+    auto_scaling:
+      write: {min: 50, max: 2000, target: 70}
+    traffic:
+      read: 20
+      write: 60
+      noise: 0.03
+      events:
+        - {type: spike, at: -35d, at_utc: "19:00", every: 1w, duration: 2h, factor: 6, ramp: 3m, direction: write}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Thursday noon: the peaks start on Thursdays (35 days back).
+	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	a := newSimulatedAccount(t, sc, start)
+	c := a.collector()
+	a.clk.Set(start)
+	if err := c.Run(context.Background(), start); err != nil {
+		t.Fatal(err)
+	}
+	w := peakFiguresOf(t, c, "route-uploads").Peaks[1]
+	if w.Kind != capacity.PeakRecurring || !w.Weekly || w.Weekday != time.Thursday || w.Recurring != 4 {
+		t.Fatalf("writes %+v, want recurring on 4 of 4 Thursdays", w)
+	}
+	if w.Proposal == nil || !strings.HasSuffix(w.Proposal.Raise.Schedule, " ? * 5 *)") || w.Advice().Action != capacity.PeakActionAddScheduledScaling {
+		t.Fatalf("proposal %+v, advice %+v: want scheduled scaling on Thursdays", w.Proposal, w.Advice())
+	}
+	t.Logf("route-uploads writes: %s", w.Advice().Reason)
+}
