@@ -646,14 +646,15 @@ func (w *whatIf) step(m int32, read, write float64) {
 
 // advance simulates the minutes of [next, to) off the histories.
 func (w *whatIf) advance(read, write *history, to time.Time) {
-	from := w.stream.Next()
-	if !from.Before(to) {
-		return
-	}
-	// A day at a time: the first run simulates 31 days, whose minutes
-	// would take 700 KB at once. Chunks end on whole hours, which no tier
-	// spreads a Sum across, so that every minute reads as it would in one
-	// piece.
+	eachMinute(read, write, w.stream.Next(), to, w.step)
+}
+
+// eachMinute calls step with every minute of [from, to) (minuteIndex) and
+// its read and write Sums off the histories. A day at a time: a first run
+// simulates 31 days, whose minutes would take 700 KB at once. Chunks end on
+// whole hours, which no tier spreads a Sum across, so that every minute
+// reads as it would in one piece.
+func eachMinute(read, write *history, from, to time.Time, step func(m int32, read, write float64)) {
 	for from.Before(to) {
 		end := from.Truncate(time.Hour).Add(24 * time.Hour)
 		if end.After(to) {
@@ -662,7 +663,7 @@ func (w *whatIf) advance(read, write *history, to time.Time) {
 		rs, ws := read.perMinute(from, end), write.perMinute(from, end)
 		m := minuteIndex(from)
 		for i := range rs {
-			w.step(m+int32(i), rs[i], ws[i])
+			step(m+int32(i), rs[i], ws[i])
 		}
 		from = end
 	}

@@ -109,21 +109,9 @@ func (p *peakSim) dayOf(day int32) *peakDay {
 	return d
 }
 
-// advance simulates the minutes from the stream's next to to, a day at a
-// time (chunks end on whole hours: see whatIf.advance).
+// advance simulates the minutes from the stream's next to to.
 func (p *peakSim) advance(read, write *history, to time.Time) {
-	for from := p.stream.Next(); from.Before(to); {
-		end := from.Truncate(time.Hour).Add(24 * time.Hour)
-		if end.After(to) {
-			end = to
-		}
-		rs, ws := read.perMinute(from, end), write.perMinute(from, end)
-		m := minuteIndex(from)
-		for i := range rs {
-			p.step(m+int32(i), rs[i], ws[i])
-		}
-		from = end
-	}
+	eachMinute(read, write, p.stream.Next(), to, p.step)
 }
 
 // whatIf sums dimension k over the days from (days since the Unix epoch)
