@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,8 +88,24 @@ func (s *targetSnapshot) publish(targets []*awsclient.Target, t *awsclient.Targe
 	if s.last == nil {
 		s.last = map[string][]prometheus.Metric{}
 	}
+	// A run's figures are appended as they come: at 1,000 tables they
+	// are about 150,000 metrics, and the slack of the last doubling would
+	// stay as long as the figures do.
+	if cap(ms) > len(ms) {
+		ms = slices.Clone(ms)
+	}
 	s.last[t.Key()] = ms
-	var all []prometheus.Metric
+	if len(targets) == 1 {
+		s.store(ms)
+		return
+	}
+	n := 0
+	for _, t := range targets {
+		n += len(s.last[t.Key()])
+	}
+	// Sized, not grown: at 1,000 tables a snapshot holds about 150,000
+	// metrics, and appending would leave up to as many free slots.
+	all := make([]prometheus.Metric, 0, n)
 	for _, t := range targets {
 		all = append(all, s.last[t.Key()]...)
 	}
