@@ -15,11 +15,20 @@
 // turns raw when a value is not a multiple of 0.5 (or is negative zero,
 // NaN, infinite, or from 2^52 in magnitude), so that values of any kind
 // cost at most 4 bytes and a byte a block.
+//
+// A deltas block is written as values come. Once full, it is sealed: it
+// keeps the smallest of three encodings of its values, the varint deltas,
+// or the same differences, or their differences (the change of the slope),
+// as zig-zag integers of the fewest bits that hold the block's largest,
+// all of that width (a width of 0 when they are all 0: a constant
+// capacity, an idle index). Sums that move by about the same from hour to
+// hour take a few bits a value instead of whole bytes.
 package packedsums
 
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // BlockLen is how many values a block holds.
@@ -29,6 +38,13 @@ const BlockLen = 64
 const (
 	modeDeltas byte = iota
 	modeRaw
+	// modeBits1 and modeBits2, sealed blocks only: the first value as a
+	// zig-zag varint (and, for modeBits2, the first difference too), a
+	// width byte, then the block's later differences (modeBits1) or
+	// differences of differences (modeBits2) as zig-zag integers of that
+	// many bits each, least significant bit first.
+	modeBits1
+	modeBits2
 )
 
 // Sums is a sequence of float32 values. The zero value is empty and ready
@@ -76,10 +92,12 @@ func (s *Sums) Append(v float32) {
 		return
 	}
 	if q, ok := halfUnits(v); ok {
-		d := q - s.prev
-		s.buf = binary.AppendUvarint(s.buf, uint64(d<<1)^uint64(d>>63))
+		s.buf = binary.AppendUvarint(s.buf, zigzag(q-s.prev))
 		s.prev = q
 		s.n++
+		if s.n%BlockLen == 0 {
+			s.seal(start)
+		}
 		return
 	}
 	// The block turns raw: its values so far are written again as such.
@@ -93,6 +111,86 @@ func (s *Sums) Append(v float32) {
 	}
 	s.buf = appendRaw(s.buf, v)
 	s.n++
+}
+
+func zigzag(d int64) uint64   { return uint64(d<<1) ^ uint64(d>>63) }
+func unzigzag(z uint64) int64 { return int64(z>>1) ^ -int64(z&1) }
+
+// seal re-encodes the full deltas block starting at start, the last one,
+// in the smallest of its encodings (the package doc).
+func (s *Sums) seal(start int) {
+	var q [BlockLen]int64
+	off, prev := start+1, int64(0)
+	for i := range q {
+		zz, k := binary.Uvarint(s.buf[off:])
+		off += k
+		prev += unzigzag(zz)
+		q[i] = prev
+	}
+	var d1, d2 [BlockLen]uint64 // d1[i] for i ≥ 1, d2[i] for i ≥ 2
+	var or1, or2 uint64
+	for i := 1; i < BlockLen; i++ {
+		d1[i] = zigzag(q[i] - q[i-1])
+		or1 |= d1[i]
+		if i >= 2 {
+			// Half units are below 2^52 in magnitude: no difference of
+			// differences overflows.
+			d2[i] = zigzag(q[i] - 2*q[i-1] + q[i-2])
+			or2 |= d2[i]
+		}
+	}
+	w1, w2 := bits.Len64(or1), bits.Len64(or2)
+	head := uvarintLen(zigzag(q[0]))
+	size1 := 1 + head + 1 + ((BlockLen-1)*w1+7)/8
+	size2 := 1 + head + uvarintLen(d1[1]) + 1 + ((BlockLen-2)*w2+7)/8
+	if min(size1, size2) >= len(s.buf)-start {
+		return
+	}
+	s.buf = s.buf[:start]
+	if size1 <= size2 {
+		s.buf = append(s.buf, modeBits1)
+		s.buf = binary.AppendUvarint(s.buf, zigzag(q[0]))
+		s.buf = appendBits(append(s.buf, byte(w1)), d1[1:], w1)
+		return
+	}
+	s.buf = append(s.buf, modeBits2)
+	s.buf = binary.AppendUvarint(s.buf, zigzag(q[0]))
+	s.buf = binary.AppendUvarint(s.buf, d1[1])
+	s.buf = appendBits(append(s.buf, byte(w2)), d2[2:], w2)
+}
+
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// appendBits appends vs at w bits each (w ≤ 64), least significant bit
+// first.
+func appendBits(buf []byte, vs []uint64, w int) []byte {
+	start := len(buf)
+	buf = append(buf, make([]byte, (len(vs)*w+7)/8)...)
+	out := buf[start:]
+	pos := 0
+	for _, v := range vs {
+		for k := 0; k < w; {
+			b, sh := (pos+k)/8, (pos+k)%8
+			take := min(8-sh, w-k)
+			out[b] |= byte(v>>k&(1<<take-1)) << sh
+			k += take
+		}
+		pos += w
+	}
+	return buf
+}
+
+// readBits returns the w bits (w ≤ 64) at bit pos of buf, least
+// significant first.
+func readBits(buf []byte, pos, w int) uint64 {
+	var v uint64
+	for k := 0; k < w; {
+		b, sh := (pos+k)/8, (pos+k)%8
+		take := min(8-sh, w-k)
+		v |= (uint64(buf[b]) >> sh & (1<<take - 1)) << k
+		k += take
+	}
+	return v
 }
 
 // At returns value i (0 ≤ i < Len).
@@ -162,8 +260,12 @@ type Cursor struct {
 	s    *Sums
 	i    int // encoded index of the next value
 	off  int
-	raw  bool
+	mode byte
 	prev int64
+	// For a sealed block: the width of its packed integers, where they
+	// start (in bits into buf), and the last difference (modeBits2).
+	w, bit int
+	diff   int64
 }
 
 // CursorAt returns a cursor whose first Next returns value i (0 ≤ i ≤
@@ -199,21 +301,56 @@ func (c *Cursor) Next() float32 {
 		panic("packedsums: cursor beyond the values")
 	}
 	buf := c.s.buf
-	if c.i%BlockLen == 0 {
+	j := c.i % BlockLen
+	if j == 0 {
 		c.off = int(c.s.offs[c.i/BlockLen])
-		c.raw, c.prev = buf[c.off] == modeRaw, 0
+		c.mode, c.prev, c.diff = buf[c.off], 0, 0
 		c.off++
 	}
 	c.i++
-	if c.raw {
+	switch c.mode {
+	case modeRaw:
 		v := math.Float32frombits(binary.LittleEndian.Uint32(buf[c.off:]))
 		c.off += 4
 		return v
+	case modeDeltas:
+		zz, k := binary.Uvarint(buf[c.off:])
+		c.off += k
+		c.prev += unzigzag(zz)
+	case modeBits1, modeBits2:
+		c.prev = c.nextBits(buf, j)
 	}
-	zz, k := binary.Uvarint(buf[c.off:])
-	c.off += k
-	c.prev += int64(zz>>1) ^ -int64(zz&1)
 	return float32(float64(c.prev) / 2)
+}
+
+// nextBits returns value j of a sealed block, in half units.
+func (c *Cursor) nextBits(buf []byte, j int) int64 {
+	// The values before the packed integers: the first value, and for
+	// modeBits2 the first difference.
+	head := 1
+	if c.mode == modeBits2 {
+		head = 2
+	}
+	if j < head {
+		zz, k := binary.Uvarint(buf[c.off:])
+		c.off += k
+		v := unzigzag(zz)
+		if j == 1 {
+			c.diff = v
+			v += c.prev
+		}
+		if j == head-1 {
+			c.w, c.bit = int(buf[c.off]), 8*(c.off+1)
+		}
+		return v
+	}
+	z := unzigzag(readBits(buf, c.bit, c.w))
+	c.bit += c.w
+	if c.mode == modeBits1 {
+		return c.prev + z
+	}
+	c.diff += z
+	return c.prev + c.diff
 }
 
 // Update replaces each value i of [from, to) with f(i, value), re-encoding

@@ -12,6 +12,14 @@ import (
 // than a half, negative zero, NaN, infinities and huge magnitudes.
 func value(r *rand.Rand, last float32, odd int) float32 {
 	if r.IntN(odd) != 0 {
+		switch r.IntN(200) {
+		case 0, 1, 2, 3, 4, 5, 6, 7:
+			return last // part of a constant run
+		case 8:
+			// Exact half units far apart, up to 2^52: the widest packed
+			// differences.
+			return float32(r.IntN(1<<24)) * float32(math.Ldexp(1, r.IntN(28)))
+		}
 		return last + float32(r.IntN(41)-20)/2
 	}
 	switch r.IntN(6) {
@@ -84,6 +92,7 @@ func againstSlice(t *testing.T, odd int) {
 	var s Sums
 	var want []float32
 	last := float32(1000)
+	seen := map[byte]bool{}
 	for step := range 3000 {
 		switch op := r.IntN(21); {
 		case op < 14:
@@ -93,6 +102,16 @@ func againstSlice(t *testing.T, odd int) {
 			}
 			s.Append(v)
 			want = append(want, v)
+			if odd > 2 && r.IntN(50) == 0 {
+				// A ramp of a block's length: differences of differences
+				// all 0 but at its ends.
+				step := float32(r.IntN(2001)-1000) / 2
+				for range BlockLen {
+					last += step
+					s.Append(last)
+					want = append(want, last)
+				}
+			}
 		case op < 17 && len(want) > 0:
 			i, v := r.IntN(len(want)), value(r, last, odd)
 			s.Update(i, i+1, func(int, float32) float32 { return v })
@@ -123,6 +142,20 @@ func againstSlice(t *testing.T, odd int) {
 			want = append(want, 1.5)
 		}
 		check(t, step, &s, want)
+		for _, off := range s.offs {
+			seen[s.buf[off]] = true
+		}
+	}
+	// Every encoding was exercised (the sealed ones where most values are
+	// half units).
+	modes := []byte{modeDeltas, modeRaw}
+	if odd > 2 {
+		modes = append(modes, modeBits1, modeBits2)
+	}
+	for _, m := range modes {
+		if !seen[m] {
+			t.Errorf("no block in mode %d", m)
+		}
 	}
 }
 
@@ -138,6 +171,49 @@ func TestSize(t *testing.T) {
 	s.Trim(0)
 	if got, limit := s.Bytes(), 2160*2; got > limit {
 		t.Errorf("2,160 close half-unit values take %d bytes, want at most %d", got, limit)
+	}
+}
+
+// TestSealedBlocks: a full block keeps the smallest of its encodings, and
+// every value of each reads back bit for bit, at every width a block's
+// integers can take, from 0 (a constant) to the widest (half units of
+// opposite signs near 2^52).
+func TestSealedBlocks(t *testing.T) {
+	big := float32(math.Ldexp(1, 50)) // 2^51 half units
+	for _, tc := range []struct {
+		name string
+		v    func(i int) float32
+		// most is the most bytes the three blocks may take.
+		most int
+	}{
+		{"constant", func(int) float32 { return 1234.5 }, 3 * 5},
+		{"linear ramp", func(i int) float32 { return 100 + 2.5*float32(i) }, 3 * 8},
+		{"small steps", func(i int) float32 { return 5e4 + float32(i%5) }, 3 * (8 + 63*4/8)},
+		{"alternating extremes", func(i int) float32 { return big * float32(1-2*(i%2)) }, 3 * (10 + 63*8)},
+		{"one jump", func(i int) float32 { return float32(map[bool]int{false: 7, true: 1 << 20}[i == 100]) }, 3 * 64 * 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s Sums
+			var want []float32
+			for i := range 3 * BlockLen {
+				s.Append(tc.v(i))
+				want = append(want, tc.v(i))
+			}
+			s.Trim(0)
+			check(t, 0, &s, want)
+			if got := len(s.buf); got > tc.most {
+				t.Errorf("%d bytes, want at most %d", got, tc.most)
+			}
+			for b, off := range s.offs {
+				if m := s.buf[off]; m == modeDeltas && b < len(s.offs)-1 {
+					end := len(s.buf)
+					if b+1 < len(s.offs) {
+						end = int(s.offs[b+1])
+					}
+					t.Logf("block %d kept its %d bytes of varint deltas", b, end-int(off))
+				}
+			}
+		})
 	}
 }
 
