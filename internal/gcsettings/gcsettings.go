@@ -9,8 +9,8 @@
 // lowers its own GOGC for the same reason (to 75 since 2.53). A fixed low
 // GOGC, though, makes a small heap collect all the time (the runtime's
 // smallest heap goal is 4 MiB × GOGC/100): by default the exporter adapts it
-// to the live heap instead (Adaptive), 100 up to 8 MiB live, down to 20
-// from 40 MiB. Inside a container with a memory limit it also sets the soft
+// to the live heap instead (Adaptive), 100 up to 8 MiB live, down to 10
+// from 80 MiB. Inside a container with a memory limit it also sets the soft
 // memory limit to a share of it (Prometheus' --auto-gomemlimit). Either is
 // left as the environment sets it when GOGC or GOMEMLIMIT is set there,
 // unless a flag says otherwise.
@@ -47,11 +47,14 @@ import (
 // for a collection every 8 MiB allocated, each marking that small heap:
 // the bench's CPU per minute of collection at 100 tables (0.15 s before,
 // 0.18 s after, both on a machine loaded by other jobs) shows no cost that
-// can be told from the noise. From 40 MiB live (about 300 tables) the 20%
-// floor rules, as it did from 120 MiB (1,000 tables: about 3 collections
-// a minute at about 1.2 MB/s allocated).
+// can be told from the noise. From 80 MiB live (about 700 tables) the 10%
+// floor rules: since the capacity history rests packed, most of a large
+// heap holds no pointers (byte buffers the collector does not scan), so
+// that a collection every 8 to 10 MiB allocated (about 8 a minute at
+// 1,000 tables, at about 1.2 MB/s allocated) marks little; a 20% floor
+// held about 10 MiB more of RSS there (docs/performance.md, round 5).
 const (
-	MinGOGC  = 20
+	MinGOGC  = 10
 	MaxGOGC  = 100
 	Headroom = 8 << 20
 )

@@ -159,7 +159,7 @@ func TestAdaptiveGOGC(t *testing.T) {
 		want int
 	}{
 		{0, 100}, {5 << 20, 100}, {8 << 20, 100}, {16 << 20, 50}, {32 << 20, 25},
-		{40 << 20, 20}, {120 << 20, 20}, {142 << 20, 20}, {4 << 30, 20},
+		{40 << 20, 20}, {64 << 20, 12}, {80 << 20, 10}, {120 << 20, 10}, {142 << 20, 10}, {4 << 30, 10},
 	} {
 		if got := AdaptiveGOGC(tc.live); got != tc.want {
 			t.Errorf("AdaptiveGOGC(%d MiB) = %d, want %d", tc.live>>20, got, tc.want)
@@ -191,7 +191,7 @@ func TestTune(t *testing.T) {
 	tick <- time.Time{}
 	close(done)
 	<-stopped
-	if want := []int{50, 20, 100}; !slices.Equal(changes, want) {
+	if want := []int{50, 10, 100}; !slices.Equal(changes, want) {
 		t.Errorf("changes %v, want %v", changes, want)
 	}
 	if cur != 100 {
