@@ -236,12 +236,12 @@ const PeakLookBack = 60
 
 // dayPeak is the peak of one whole day.
 type dayPeak struct {
-	day        int32 // days since the Unix epoch
-	has        bool
+	day        int32   // days since the Unix epoch
 	base, peak float32 // units per second
 	start      int16   // minute of the day the run starts (negative: the day before)
 	end        int16   // minute of the day the run ends (past 1,439: the next day)
 	ramp       int16
+	has        bool // last: 20 bytes, not 24 (a tracker keeps 28)
 }
 
 // PeakTracker classifies one dimension's peaks from its minutes as they

@@ -743,7 +743,7 @@ func (c *Capacity) reportCosts(t *awsclient.Target, st *capacityState, tb *Table
 // not published.
 func (c *Capacity) modeFigures(t *awsclient.Target, st *capacityState, tb *Table) *ModeFigures {
 	m := st.modes[tb.Name]
-	if m == nil || len(m.read) == 0 {
+	if m == nil || m.read.Len() == 0 {
 		return nil
 	}
 	read, write := st.hist[historyKey{table: tb.Name}], st.hist[historyKey{table: tb.Name, write: true}]

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
+	"github.com/dynamodb-exporter/dynamodb_exporter/internal/packedsums"
 )
 
 const (
@@ -43,15 +44,17 @@ var ModeSwitchWindows = []struct {
 
 // modeHistory is the provisioned capacity of a base table, hour by hour from
 // start: the mean read and write capacity of the hour's samples, NaN for an
-// hour without a sample (on-demand). float32: 8 bytes an hour, about 4 KB
-// per table for modeKeep.
+// hour without a sample (on-demand). Packed (internal/packedsums): a block
+// of 64 hours without a sample, or at one capacity, takes a few bytes, not
+// 256 (8 bytes an hour held about 4 KB per table for modeKeep, up to twice
+// that with the room of appending).
 type modeHistory struct {
 	start       time.Time
-	read, write []float32
+	read, write packedsums.Sums
 }
 
 func (m *modeHistory) end() time.Time {
-	return m.start.Add(time.Duration(len(m.read)) * time.Hour)
+	return m.start.Add(time.Duration(m.read.Len()) * time.Hour)
 }
 
 // window returns the hourly window a mode history (nil: none yet) needs for
@@ -90,21 +93,26 @@ func modeKeepFrom(end, created time.Time) time.Time {
 func (m *modeHistory) apply(write bool, w fetchWindow, r queryResult) {
 	if m.start.IsZero() || w.start.Before(m.start) {
 		m.start = w.start
-		m.read, m.write = nil, nil
+		m.read, m.write = packedsums.Sums{}, packedsums.Sums{}
 	}
-	if n := int(w.end.Sub(m.start) / time.Hour); n > len(m.read) {
-		for len(m.read) < n {
-			m.read = append(m.read, float32(math.NaN()))
-			m.write = append(m.write, float32(math.NaN()))
+	nan := float32(math.NaN())
+	if n := int(w.end.Sub(m.start) / time.Hour); n > m.read.Len() {
+		for m.read.Len() < n {
+			m.read.Append(nan)
+			m.write.Append(nan)
 		}
 	}
-	dst := m.read
+	dst := &m.read
 	if write {
-		dst = m.write
+		dst = &m.write
 	}
 	lo, hi := int(w.start.Sub(m.start)/time.Hour), int(w.end.Sub(m.start)/time.Hour)
-	for i := lo; i < hi; i++ {
-		dst[i] = float32(math.NaN())
+	if lo >= hi {
+		return
+	}
+	hours := make([]float32, hi-lo)
+	for i := range hours {
+		hours[i] = nan
 	}
 	for i := range r.len() {
 		at, v := r.at(i)
@@ -112,8 +120,11 @@ func (m *modeHistory) apply(write bool, w fetchWindow, r queryResult) {
 		if at.Before(m.start) || j < lo || j >= hi {
 			continue
 		}
-		dst[j] = float32(v)
+		hours[j-lo] = float32(v)
 	}
+	dst.Update(lo, hi, func(i int, _ float32) float32 { return hours[i-lo] })
+	m.read.Trim(16)
+	m.write.Trim(16)
 }
 
 // forget drops the hours before keepFrom.
@@ -122,20 +133,35 @@ func (m *modeHistory) forget(keepFrom time.Time) {
 	if n <= 0 {
 		return
 	}
-	if n >= len(m.read) {
+	if n >= m.read.Len() {
 		// Nothing held is kept: start again at keepFrom, not with
 		// a run of hours that would read as on-demand.
-		m.start, m.read, m.write = keepFrom, nil, nil
+		m.start, m.read, m.write = keepFrom, packedsums.Sums{}, packedsums.Sums{}
 		return
 	}
-	m.read = append(m.read[:0:0], m.read[n:]...)
-	m.write = append(m.write[:0:0], m.write[n:]...)
+	m.read.DropFront(n)
+	m.write.DropFront(n)
 	m.start = m.start.Add(time.Duration(n) * time.Hour)
 }
 
-// provisionedAt reports whether hour i has a provisioned-capacity sample.
-func (m *modeHistory) provisionedAt(i int) bool {
-	return !math.IsNaN(float64(m.read[i])) || !math.IsNaN(float64(m.write[i]))
+// modeCursor reads a mode history's hours in increasing order.
+type modeCursor struct {
+	m      *modeHistory
+	cr, cw packedsums.Cursor
+}
+
+// at returns the read and write capacity of hour i (0 ≤ i < the hours
+// held).
+func (c *modeCursor) at(i int) (read, write float32) {
+	c.m.read.Seek(&c.cr, i)
+	c.m.write.Seek(&c.cw, i)
+	return c.cr.Next(), c.cw.Next()
+}
+
+// hourProvisioned reports whether an hour of read and write capacity read and
+// write has a provisioned-capacity sample.
+func hourProvisioned(read, write float32) bool {
+	return !math.IsNaN(float64(read)) || !math.IsNaN(float64(write))
 }
 
 // ModeSwitch is one change of billing mode seen in the history: At is the
@@ -178,10 +204,14 @@ type ModeFigures struct {
 // switches lists the mode changes between held hours, in time order.
 func (m *modeHistory) switches() []ModeSwitch {
 	var out []ModeSwitch
-	for i := 1; i < len(m.read); i++ {
-		if p, q := m.provisionedAt(i-1), m.provisionedAt(i); p != q {
+	var p bool
+	c := modeCursor{m: m}
+	for i := range m.read.Len() {
+		q := hourProvisioned(c.at(i))
+		if i > 0 && p != q {
 			out = append(out, ModeSwitch{At: m.start.Add(time.Duration(i) * time.Hour), ToOnDemand: p})
 		}
+		p = q
 	}
 	return out
 }
@@ -237,11 +267,13 @@ func (m *modeHistory) figures(p capacity.Prices, consumedRead, consumedWrite fun
 func (m *modeHistory) cost(p capacity.Prices, from, to time.Time, consumedRead, consumedWrite func(from, to time.Time) []float64) (paid, onDemand, hours float64) {
 	reads, writes := consumedRead(from, to), consumedWrite(from, to)
 	lo := int(from.Sub(m.start) / time.Hour)
+	c := modeCursor{m: m}
 	for h := range reads {
 		i := lo + h
-		if i < 0 || i >= len(m.read) {
+		if i < 0 || i >= m.read.Len() {
 			continue
 		}
+		r32, w32 := c.at(i)
 		var w float64
 		if h < len(writes) {
 			w = writes[h]
@@ -249,14 +281,14 @@ func (m *modeHistory) cost(p capacity.Prices, from, to time.Time, consumedRead, 
 		od := reads[h]*p.OnDemandReadPerMillion/1e6 + w*p.OnDemandWritePerMillion/1e6
 		onDemand += od
 		hours++
-		if !m.provisionedAt(i) {
+		if !hourProvisioned(r32, w32) {
 			paid += od
 			continue
 		}
-		if r := float64(m.read[i]); !math.IsNaN(r) {
+		if r := float64(r32); !math.IsNaN(r) {
 			paid += r * p.ProvisionedRCUHour
 		}
-		if wc := float64(m.write[i]); !math.IsNaN(wc) {
+		if wc := float64(w32); !math.IsNaN(wc) {
 			paid += wc * p.ProvisionedWCUHour
 		}
 	}

@@ -199,8 +199,8 @@ func TestModeHistoryRefresh(t *testing.T) {
 	lkf := modeKeepFrom(later, time.Time{})
 	m.forget(lkf)
 	lw, ok := m.window(later, lkf)
-	if len(m.read) != 0 || !m.start.Equal(lkf) || !ok || !lw.start.Equal(lkf) {
-		t.Errorf("after 30 days away: start %s, %d hours, window %+v; want none held from %s", m.start, len(m.read), lw, lkf)
+	if m.read.Len() != 0 || !m.start.Equal(lkf) || !ok || !lw.start.Equal(lkf) {
+		t.Errorf("after 30 days away: start %s, %d hours, window %+v; want none held from %s", m.start, m.read.Len(), lw, lkf)
 	}
 }
 

@@ -248,27 +248,30 @@ type seriesState struct {
 	// fetched is the end of the last window actually read from
 	// GetMetricData (zero: never): minutes before it are never read twice.
 	fetched unixTime
-	// unlisted is true while the series has been proven zero since its
-	// last fetch: when it is listed again, its data may have started up
-	// to listingDelay before the listing showed it.
-	unlisted bool
 	// value is the counter total or the gauge value.
 	value float64
-	// present is false for a gauge with nothing to show.
-	present bool
 	// read holds, for a counter, the values ingested for the minutes of
 	// the last revisionWindow, to tell a revision from a new datapoint.
 	read minuteReads
 	// readSince is the first minute the counter ever read: minutes before
 	// it are not its to count.
 	readSince unixTime
-	// retry is set when the last fetch failed: the series is fetched
-	// again the next cycle, whatever its tier.
-	retry bool
 	// created is the creation time of the table the series belongs to,
 	// as DescribeTable last answered it (zero: not known yet). When it
 	// changes, the table was deleted and re-created under the same name.
 	created unixTime
+	// The flags last, together: 72 bytes, not 88 (a state per series,
+	// about 55,000 at 1,000 tables).
+	//
+	// unlisted is true while the series has been proven zero since its
+	// last fetch: when it is listed again, its data may have started up
+	// to listingDelay before the listing showed it.
+	unlisted bool
+	// present is false for a gauge with nothing to show.
+	present bool
+	// retry is set when the last fetch failed: the series is fetched
+	// again the next cycle, whatever its tier.
+	retry bool
 }
 
 // restart makes the series start again at 0 from the creation minute of a

@@ -22,7 +22,8 @@
 // as zig-zag integers of the fewest bits that hold the block's largest,
 // all of that width (a width of 0 when they are all 0: a constant
 // capacity, an idle index). Sums that move by about the same from hour to
-// hour take a few bits a value instead of whole bytes.
+// hour take a few bits a value instead of whole bytes. A full raw block
+// whose values are all the same bits (NaN, say) is sealed as that one value.
 package packedsums
 
 import (
@@ -45,6 +46,9 @@ const (
 	// many bits each, least significant bit first.
 	modeBits1
 	modeBits2
+	// modeConst, sealed raw blocks only: the 4 bytes of a value all the
+	// block's values are, bit for bit (NaN: hours without a sample).
+	modeConst
 )
 
 // Sums is a sequence of float32 values. The zero value is empty and ready
@@ -89,6 +93,9 @@ func (s *Sums) Append(v float32) {
 	if s.buf[start] == modeRaw {
 		s.buf = appendRaw(s.buf, v)
 		s.n++
+		if s.n%BlockLen == 0 {
+			s.sealRaw(start)
+		}
 		return
 	}
 	if q, ok := halfUnits(v); ok {
@@ -111,6 +118,22 @@ func (s *Sums) Append(v float32) {
 	}
 	s.buf = appendRaw(s.buf, v)
 	s.n++
+	if s.n%BlockLen == 0 {
+		s.sealRaw(start)
+	}
+}
+
+// sealRaw turns the full raw block starting at start, the last one, into
+// modeConst when its values are all the same bits.
+func (s *Sums) sealRaw(start int) {
+	vals := s.buf[start+1:]
+	first := binary.LittleEndian.Uint32(vals)
+	for i := 4; i < len(vals); i += 4 {
+		if binary.LittleEndian.Uint32(vals[i:]) != first {
+			return
+		}
+	}
+	s.buf = binary.LittleEndian.AppendUint32(append(s.buf[:start], modeConst), first)
 }
 
 func zigzag(d int64) uint64   { return uint64(d<<1) ^ uint64(d>>63) }
@@ -313,6 +336,8 @@ func (c *Cursor) Next() float32 {
 		v := math.Float32frombits(binary.LittleEndian.Uint32(buf[c.off:]))
 		c.off += 4
 		return v
+	case modeConst:
+		return math.Float32frombits(binary.LittleEndian.Uint32(buf[c.off:]))
 	case modeDeltas:
 		zz, k := binary.Uvarint(buf[c.off:])
 		c.off += k

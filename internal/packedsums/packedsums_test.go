@@ -122,6 +122,14 @@ func againstSlice(t *testing.T, odd int) {
 			want = want[min(n, len(want)):]
 		case op == 18:
 			s.Trim(r.IntN(16))
+			if odd == 2 && r.IntN(10) == 0 {
+				// Two blocks' worth of NaN (hours without a sample):
+				// one block at least all NaN.
+				for range 2 * BlockLen {
+					s.Append(float32(math.NaN()))
+					want = append(want, float32(math.NaN()))
+				}
+			}
 		case op == 19 && len(want) > 0:
 			from := r.IntN(len(want))
 			to := from + r.IntN(len(want)-from+1)
@@ -149,6 +157,9 @@ func againstSlice(t *testing.T, odd int) {
 	// Every encoding was exercised (the sealed ones where most values are
 	// half units).
 	modes := []byte{modeDeltas, modeRaw}
+	if odd == 2 {
+		modes = append(modes, modeConst)
+	}
 	if odd > 2 {
 		modes = append(modes, modeBits1, modeBits2)
 	}
@@ -190,6 +201,8 @@ func TestSealedBlocks(t *testing.T) {
 		{"linear ramp", func(i int) float32 { return 100 + 2.5*float32(i) }, 3 * 8},
 		{"small steps", func(i int) float32 { return 5e4 + float32(i%5) }, 3 * (8 + 63*4/8)},
 		{"alternating extremes", func(i int) float32 { return big * float32(1-2*(i%2)) }, 3 * (10 + 63*8)},
+		{"NaN", func(int) float32 { return float32(math.NaN()) }, 3 * 5},
+		{"negative zero", func(int) float32 { return float32(math.Copysign(0, -1)) }, 3 * 5},
 		{"one jump", func(i int) float32 { return float32(map[bool]int{false: 7, true: 1 << 20}[i == 100]) }, 3 * 64 * 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
