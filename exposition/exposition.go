@@ -934,7 +934,7 @@ func inflate(w io.Writer, seg []byte) error {
 	} else if err := in.fr.(flate.Resetter).Reset(in.src, nil); err != nil {
 		return err
 	}
-	_, err := io.CopyBuffer(w, onlyReader{in.fr}, in.buf)
+	_, err := io.CopyBuffer(onlyWriter{w}, onlyReader{in.fr}, in.buf)
 	return err
 }
 
@@ -948,9 +948,15 @@ type inflater struct {
 
 var inflaters sync.Pool
 
-// onlyReader hides a reader's other methods, so that io.CopyBuffer uses
-// the buffer it is given.
+// onlyReader and onlyWriter hide a reader's and a writer's other methods,
+// so that io.CopyBuffer uses the buffer it is given: an http.ResponseWriter
+// is an io.ReaderFrom that reads through a 32 KB buffer of its own, new
+// for each call (net's genericReadFrom), and a scrape inflates a segment
+// per family (about 150: 4.8 MB allocated a scrape at 1,000 tables, 9 MB
+// of them in use at the peak of the bench's scrape bursts).
 type onlyReader struct{ io.Reader }
+
+type onlyWriter struct{ io.Writer }
 
 // finalBlock is a final, empty deflate block: it ends a cached segment
 // inflated on its own.

@@ -694,3 +694,42 @@ func TestExpositionFreesUnusedFormatsOfReusedParts(t *testing.T) {
 		t.Errorf("collector a's part after protobuf went unused: %d formats kept (protobuf kept: %v), want text+gzip only", len(pa.enc), ok)
 	}
 }
+
+// readerFromRecorder is a response recorder that is also an io.ReaderFrom,
+// as net/http's response writer is; it counts the calls to ReadFrom.
+type readerFromRecorder struct {
+	*httptest.ResponseRecorder
+	readFroms int
+}
+
+func (r *readerFromRecorder) ReadFrom(src io.Reader) (int64, error) {
+	r.readFroms++
+	return io.Copy(r.ResponseRecorder, src)
+}
+
+// An uncompressed scrape above the plain limit, inflated from the
+// compressed encoding a segment at a time, writes each segment through the
+// exposition's pooled buffer: it never hands the response writer a reader
+// to copy through a buffer of its own (net/http's allocates 32 KB a call,
+// a segment per family), and the body is the one promhttp serves.
+func TestInflatedScrapeWritesThroughItsBuffer(t *testing.T) {
+	c := &snapshotter{}
+	c.publish(3)
+	x, reg := newTestExposition(t, c, &selfMetrics{})
+	x.plainLimit = 0
+	for _, f := range textFormats {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if f.accept != "" {
+			req.Header.Set("Accept", f.accept)
+		}
+		rec := &readerFromRecorder{ResponseRecorder: httptest.NewRecorder()}
+		x.ServeHTTP(rec, req)
+		if rec.readFroms != 0 {
+			t.Errorf("%s: %d calls to the response writer's ReadFrom, want 0", f.name, rec.readFroms)
+		}
+		got, want := stable(rec.Body.Bytes()), stable(body(t, get(t, promhttpOver(reg), f.accept, "")))
+		if len(got) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%s: lines differ from promhttp's\n got %q\nwant %q", f.name, got, want)
+		}
+	}
+}
