@@ -28,9 +28,11 @@
 package collectors
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/dynamodb-exporter/dynamodb_exporter/capacity"
@@ -830,19 +832,31 @@ func (p *peakSet) pack() {
 	if len(p.v) == 0 {
 		return
 	}
-	at := make([]byte, 0, 4+len(p.v)*3/2)
+	// Encoded in a scratch buffer, then copied to size: one allocation
+	// each, not a guess and a trim (every history packs every cycle).
+	sc := packScratch.Get().(*packBuffers)
+	defer packScratch.Put(sc)
+	sc.v.Clear()
+	sc.at = sc.at[:0]
 	prev := int32(0)
-	p.packedV.Reset(len(p.v))
 	for i, v := range p.v {
 		m := p.minute(i)
-		at = binary.AppendUvarint(at, uint64(m-prev))
+		sc.at = binary.AppendUvarint(sc.at, uint64(m-prev))
 		prev = m
-		p.packedV.Append(v)
+		sc.v.Append(v)
 	}
-	p.packedV.Trim(0)
-	p.packedAt = append(at[:0:0], at...)
+	p.packedV = sc.v.Clone()
+	p.packedAt = bytes.Clone(sc.at)
 	p.at, p.v = nil, nil
 }
+
+// packBuffers are the scratch buffers of peakSet.pack.
+type packBuffers struct {
+	v  packedsums.Sums
+	at []byte
+}
+
+var packScratch = sync.Pool{New: func() any { return new(packBuffers) }}
 
 // unpack puts the candidates back into at and v, with room for more.
 func (p *peakSet) unpack() {

@@ -258,6 +258,13 @@ func (s *Sums) Reset(n int) {
 	}
 }
 
+// Clear empties s and keeps its buffers for the values appended next: a
+// scratch Sums that is cleared, filled and cloned (Clone) allocates only the
+// clone, to its size.
+func (s *Sums) Clear() {
+	*s = Sums{buf: s.buf[:0], offs: s.offs[:0]}
+}
+
 // Trim drops the spare capacity of s's buffers beyond slack bytes (half
 // of slack is kept when it reallocates).
 func (s *Sums) Trim(slack int) {

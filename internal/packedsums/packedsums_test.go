@@ -244,6 +244,34 @@ func TestSizeOfOtherValues(t *testing.T) {
 	}
 }
 
+// TestClear: a cleared Sums holds nothing and reads back what is appended
+// next as a new one does, in its old buffers; its clone is independent.
+func TestClear(t *testing.T) {
+	var s, fresh Sums
+	for i := range 3 * BlockLen {
+		s.Append(float32(i) * 1.5)
+	}
+	s.Append(0.1) // the last block raw
+	buf := &s.buf[:1][0]
+	s.Clear()
+	check(t, 0, &s, nil)
+	var want []float32
+	for i := range 2*BlockLen + 5 {
+		v := float32(1000-i) / 2
+		s.Append(v)
+		fresh.Append(v)
+		want = append(want, v)
+	}
+	check(t, 1, &s, want)
+	if string(s.buf) != string(fresh.buf) || &s.buf[0] != buf {
+		t.Error("a cleared Sums encodes differently from a new one, or not in its old buffer")
+	}
+	c := s.Clone()
+	s.Clear()
+	s.Append(7)
+	check(t, 2, &c, want)
+}
+
 // TestOutOfRange: an index beyond the values is a programming error.
 func TestOutOfRange(t *testing.T) {
 	var s Sums
