@@ -9,25 +9,24 @@ package deploy
 // the rule (TestChartMemoryLimitHoldsTheSizingRule); the rule gives back
 // the measured peaks (TestSizingRuleFitsTheBench).
 //
-// Measured with `go run ./cmd/bench -tables 100,1000 -targets=false` (2
-// GSIs per table, 90 days of history, the default configuration, no
-// container limit, 2026-12-03, commit f0dec5e, on a machine running other
-// jobs' tests now and then): peak RSS SizingPeak100MiB at 100 tables and
-// SizingPeak1000MiB at 1,000, both reached by the first history fetch (the
-// scrape bursts in 4 formats, which set it at 290 MiB before uncompressed
-// bodies above 25,000 series were no longer held, stay under it now). Every table of the bench has 2 GSIs, so the
-// split between a table and a GSI is not measured: nearly everything the
-// exporter holds per table it holds again per GSI (consumed-capacity
-// history and its what-if, CloudWatch series, metrics), so a GSI is taken
-// to cost as much as its table's own share, a third of the measured
-// 0.128 MiB per table with 2 GSIs.
+// Measured with `go run ./cmd/bench` (2 GSIs per table, 90 days of
+// history, the default configuration, no container limit, 2026-12-03, on
+// a machine running the test command beside it): peak RSS
+// SizingPeak100MiB at 100 tables (commit dd5981d) and SizingPeak1000MiB
+// at 1,000 (commit 963411a), both reached by the first history fetch (the
+// scrape bursts stay under it; docs/performance.md, round 5). Every table
+// of the bench has 2 GSIs, so the split between a table and a GSI is not
+// measured: nearly everything the exporter holds per table it holds again
+// per GSI (consumed-capacity history and its what-if, CloudWatch series,
+// metrics), so a GSI is taken to cost as much as its table's own share, a
+// third of the measured 0.098 MiB per table with 2 GSIs.
 const (
-	SizingPeak100MiB  = 84
-	SizingPeak1000MiB = 199
+	SizingPeak100MiB  = 68
+	SizingPeak1000MiB = 156
 
-	SizingBaseMiB     = 71.0
-	SizingPerTableMiB = 0.042
-	SizingPerGSIMiB   = 0.042
+	SizingBaseMiB     = 58.0
+	SizingPerTableMiB = 0.033
+	SizingPerGSIMiB   = 0.033
 
 	// SizingTables and SizingGSIsPerTable are the size the chart's
 	// default limit is for.
